@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The project's two entry points, from a fresh clone:
+#   bash dev.sh demo [train.py options]   set up .venv, make the synthetic data set, train the demo on CPU
+#   bash dev.sh test [--fast]             set up .venv, check notebook/package sync and cleanliness,
+#                                         validate the GitHub workflows, run every notebook test
+# Both create (or reuse) ./.venv and install the project into it with its dev extra.
+# PYTHON picks the interpreter (default python3, >= 3.10); TORCH_INDEX_URL, when set, is where torch comes from
+# (e.g. https://download.pytorch.org/whl/cpu for a CPU-only build).
+set -euo pipefail
+cd "$(dirname "$0")"
+root=$PWD
+py=${PYTHON:-python3}
+
+setup() {
+  [ -x .venv/bin/python ] || "$py" -m venv .venv
+  local stamp=.venv/.segdist-installed
+  if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    .venv/bin/python -m pip install -q --upgrade pip
+    if [ -n "${TORCH_INDEX_URL:-}" ]; then .venv/bin/python -m pip install -q torch torchvision --index-url "$TORCH_INDEX_URL"; fi
+    .venv/bin/python -m pip install -q -e ".[dev]"
+    touch "$stamp"
+  fi
+  export PATH="$root/.venv/bin:$PATH"
+}
+
+readme() {
+  # README.md from nbs/index.ipynb without Quarto (which nbdev-readme needs and these machines lack):
+  # markdown cells as they are, code cells not marked `#| hide` as python blocks
+  python - <<'PY'
+import json
+cells = json.load(open('nbs/index.ipynb'))['cells']
+out = []
+for c in cells:
+    src = ''.join(c['source']).strip()
+    if c['cell_type'] == 'markdown': out.append(src)
+    elif not src.startswith('#| hide'): out.append('```python\n' + src + '\n```')
+open('README.md', 'w').write('<!-- made from nbs/index.ipynb by `bash dev.sh readme`: edit the notebook, not this file -->\n\n' + '\n\n'.join(out) + '\n')
+PY
+}
+
+sync_check() {
+  # nbdev-export must not change the package, nbdev-clean must not change a notebook
+  local snap; snap=$(mktemp -d)
+  cp -r segdist_nb "$snap/lib"; cp -r nbs "$snap/nbs"; cp README.md "$snap/README.md"
+  nbdev-export
+  nbdev-clean
+  readme
+  local bad=0
+  if ! diff -r -x __pycache__ "$snap/lib" segdist_nb; then
+    echo "FAIL: notebooks and segdist_nb/ are out of sync: run nbdev-export and commit the result"; bad=1; fi
+  if ! diff -r -x .ipynb_checkpoints "$snap/nbs" nbs >/dev/null; then
+    diff -rq -x .ipynb_checkpoints "$snap/nbs" nbs || true
+    echo "FAIL: notebooks are not clean: run nbdev-clean and commit the result"; bad=1; fi
+  if ! diff "$snap/README.md" README.md; then
+    echo "FAIL: README.md is not made from nbs/index.ipynb: run bash dev.sh readme and commit the result"; bad=1; fi
+  rm -rf "$snap"
+  return $bad
+}
+
+workflow_check() {
+  check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yaml
+  zizmor --offline --min-severity medium .github/workflows/
+}
+
+run_tests() {
+  local flags="slow"; [ "${1:-}" = "--fast" ] && flags=""
+  local n; n=$(ls nbs/[0-9]*.ipynb nbs/index.ipynb | wc -l)
+  local log; log=$(mktemp)
+  set +e
+  (cd nbs && nbdev-test --flags "$flags" --n-workers "${NBDEV_WORKERS:-2}" --timing) 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  set -e
+  local failed; failed=$(awk '/Failed On The Following Notebooks/{f=1;next} f && /ipynb/{c++} END{print c+0}' "$log")
+  [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
+  echo "notebooks: $((n - failed)) passed, $failed failed"
+  rm -f "$log"
+  return "$rc"
+}
+
+cmd=${1:-}; shift || true
+case "$cmd" in
+  demo)
+    setup
+    python train.py "$@" ;;
+  readme)
+    setup
+    readme ;;
+  test)
+    setup
+    sync_check
+    workflow_check
+    run_tests "$@" ;;
+  *)
+    echo "usage: bash dev.sh demo [train.py options] | bash dev.sh test [--fast] | bash dev.sh readme"; exit 2 ;;
+esac
