@@ -20,13 +20,13 @@ setup() {
     .venv/bin/python -m pip install -q -e ".[dev]"
     touch "$stamp"
   fi
-  export PATH="$root/.venv/bin:$PATH"
+  export PATH="$root/.venv/bin:$PATH" PYBIN="$root/.venv/bin/python"
 }
 
 readme() {
   # README.md from nbs/index.ipynb without Quarto (which nbdev-readme needs and these machines lack):
   # markdown cells as they are, code cells not marked `#| hide` as python blocks
-  python - <<'PY'
+  "${PYBIN:-python3}" - <<'PY'
 import json
 cells = json.load(open('nbs/index.ipynb'))['cells']
 out = []
@@ -83,7 +83,6 @@ case "$cmd" in
     setup
     python train.py "$@" ;;
   readme)
-    setup
     readme ;;
   test)
     setup
