@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's two entry points, from a fresh clone:
-#   bash dev.sh demo [train.py options]   set up .venv, make the synthetic data set, train the demo on CPU
+#   bash dev.sh demo [train.py options]   set up .venv, make the synthetic data set, train the demo on 2 CPU processes
 #   bash dev.sh test [--fast]             set up .venv, check notebook/package sync and cleanliness,
 #                                         validate the GitHub workflows, run every notebook test
 # Both create (or reuse) ./.venv and install the project into it with its dev extra.
@@ -81,7 +81,7 @@ cmd=${1:-}; shift || true
 case "$cmd" in
   demo)
     setup
-    python train.py "$@" ;;
+    python -m segdist_nb.launch --cpus 2 train.py --config configs/demo.yaml "$@" ;;
   readme)
     readme ;;
   test)
