@@ -2,7 +2,9 @@
 # The project's two entry points, from a fresh clone:
 #   bash dev.sh demo [train.py options]   set up .venv, make the synthetic data set, train the demo on 2 CPU processes
 #   bash dev.sh test [--fast]             set up .venv, check notebook/package sync and cleanliness,
-#                                         validate the GitHub workflows, run every notebook test
+#                                         validate the GitHub workflows, build and check the docs (headless
+#                                         Chromium), run the fast notebooks in Jupyter, run every notebook test
+#   bash dev.sh docs                      build the docs without Quarto into _docs_offline/ and check them
 # Both create (or reuse) ./.venv and install the project into it with its dev extra.
 # PYTHON picks the interpreter (default python3, >= 3.10); TORCH_INDEX_URL, when set, is where torch comes from
 # (e.g. https://download.pytorch.org/whl/cpu for a CPU-only build).
@@ -62,6 +64,22 @@ workflow_check() {
   zizmor --offline --min-severity medium .github/workflows/
 }
 
+docs_check() {
+  # the docs site without Quarto (tools/docs.py): build, check symbols/errors/links, render in headless Chromium
+  python tools/docs.py build
+  python tools/docs.py check
+  if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null
+  fi
+  python tools/docs.py shot
+}
+
+jupyter_check() {
+  # the fast notebooks, top to bottom in a real Jupyter kernel (nbclient + ipykernel), as JupyterLab runs them
+  (cd nbs && jupyter execute --timeout=900 00_data.ipynb 01_split.ipynb 02_metrics.ipynb 03_model.ipynb \
+     04_distributed.ipynb 05b_predict.ipynb index.ipynb 2>&1 | { grep -v 'without encryption' || true; })
+}
+
 run_tests() {
   local flags="slow"; [ "${1:-}" = "--fast" ] && flags=""
   local n; n=$(ls nbs/[0-9]*.ipynb nbs/index.ipynb | wc -l)
@@ -84,11 +102,16 @@ case "$cmd" in
     python -m segdist_nb.launch --cpus 2 train.py --config configs/demo.yaml "$@" ;;
   readme)
     readme ;;
+  docs)
+    setup
+    docs_check ;;
   test)
     setup
     sync_check
     workflow_check
+    docs_check
+    jupyter_check
     run_tests "$@" ;;
   *)
-    echo "usage: bash dev.sh demo [train.py options] | bash dev.sh test [--fast] | bash dev.sh readme"; exit 2 ;;
+    echo "usage: bash dev.sh demo [train.py options] | bash dev.sh test [--fast] | bash dev.sh docs | bash dev.sh readme"; exit 2 ;;
 esac

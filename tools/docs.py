@@ -1,0 +1,129 @@
+"""Offline docs build, for machines without Quarto (which `nbdev-docs` needs; the GitHub deploy workflow uses it).
+
+    python tools/docs.py build    # nbdev's notebook processing (nbdev-proc-nbs), then one HTML page per notebook through nbconvert, in _docs_offline/
+    python tools/docs.py check    # every exported symbol documented, no error output, every local link resolves
+    python tools/docs.py shot     # open index.html in headless Chromium: navigation rendered, screenshot saved
+"""
+import html, json, re, shutil, subprocess, sys
+import yaml
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROC, OUT = ROOT/'_proc', ROOT/'_docs_offline'
+SITE = 'https://segdist.github.io/segdist_nb/'
+
+def page_name(nb: Path) -> str:
+    "Quarto's page name for a notebook: the number prefix dropped (00_data.ipynb -> data.html)"
+    return re.sub(r'^\d+[a-z]?_', '', nb.stem) + '.html'
+
+def _frontmatter(cells):
+    "Title and description from the raw frontmatter cell nbdev-proc-nbs writes, and the cells without it"
+    fm, rest = {}, []
+    for c in cells:
+        src = ''.join(c['source'])
+        if c['cell_type'] == 'raw' and src.startswith('---'): fm = yaml.safe_load(src.strip().strip('-')) or {}
+        else: rest.append(c)
+    return fm, rest
+
+def _prepare(nb: dict) -> tuple:
+    "Clean a processed notebook for nbconvert: drop `has_sd`, directives, hidden inputs; a title cell from the frontmatter"
+    fm, cells = _frontmatter(nb['cells'])
+    out = []
+    for c in cells:
+        c.pop('has_sd', None)                       # nbdev's non-standard key, which nbconvert's validation refuses
+        c['metadata'] = {k: v for k, v in c.get('metadata', {}).items() if k != 'execution'}  # its timings, likewise
+        src = ''.join(c['source'])
+        if c['cell_type'] == 'code':
+            dirs = re.findall(r'^#\|\s*(.*)$', src, re.M)
+            if any(d.startswith('hide') for d in dirs): continue
+            c['source'] = re.sub(r'^#\|.*\n?', '', src, flags=re.M)
+            if any(d.replace(' ', '') in ('echo:false',) for d in dirs): c['metadata']['jupyter'] = {'source_hidden': True}
+            if not c['source'].strip() and not c.get('outputs'): continue
+        out.append(c)
+    title = fm.get('title', '')
+    head = [{'cell_type': 'markdown', 'metadata': {}, 'id': 'title', 'source': f"# {title}\n\n> {fm.get('description', '')}\n"}] if title else []
+    nb['cells'] = head + out
+    nb['nbformat_minor'] = max(nb.get('nbformat_minor', 5), 5)
+    return title, nb
+
+def build():
+    "Process the notebooks with nbdev and write one HTML page each, with a navigation bar, to _docs_offline/"
+    import nbformat
+    from nbconvert import HTMLExporter
+    shutil.rmtree(PROC, ignore_errors=True); shutil.rmtree(OUT, ignore_errors=True)
+    from nbdev.serve import proc_nbs          # what nbdev-proc-nbs runs, without its attempt to install Quarto
+    proc_nbs(str(ROOT/'nbs'), n_workers=0)
+    nbs = sorted(PROC.glob('*.ipynb'), key=lambda p: (p.stem != 'index', p.stem))
+    pages = []
+    for nb in nbs:
+        title, d = _prepare(json.loads(nb.read_text()))
+        pages.append((page_name(nb), title or nb.stem, d))
+    OUT.mkdir()
+    nav = '<nav class="segdist-nav" style="padding:8px 16px;background:#2c3e50;font-family:sans-serif">' + ' | '.join(
+        f'<a style="color:white;margin:0 4px" href="{p}">{html.escape(t)}</a>' for p, t, _ in pages) + '</nav>'
+    ex = HTMLExporter(template_name='lab')
+    ex.exclude_input_prompt = ex.exclude_output_prompt = True
+    for p, t, d in pages:
+        body, _ = ex.from_notebook_node(nbformat.reads(json.dumps(d), as_version=4))
+        body = body.replace(SITE, '').replace('<body', '<body', 1)
+        body = re.sub(r'(<body[^>]*>)', r'\1' + nav.replace('\\', r'\\'), body, count=1)
+        body = re.sub(r'<title>.*?</title>', f'<title>{html.escape(t)} - segdist_nb</title>', body, count=1, flags=re.S)
+        (OUT/p).write_text(body)
+    if (ROOT/'nbs'/'images').exists(): shutil.copytree(ROOT/'nbs'/'images', OUT/'images')
+    print(f'{len(pages)} pages in {OUT}')
+
+def check() -> list:
+    "Every exported symbol has its anchor on its page, no page shows an error, every local link resolves"
+    sys.path.insert(0, str(ROOT))
+    from segdist_nb._modidx import d
+    probs, pages = [], {p.name: p.read_text() for p in OUT.glob('*.html')}
+    ids = {n: set(re.findall(r'id="([^"]+)"', t)) for n, t in pages.items()}
+    low = {n: {i.lower() for i in v} for n, v in ids.items()}
+    import importlib
+    for mod, syms in d['syms'].items():
+        public = set(getattr(importlib.import_module(mod), '__all__', []))
+        for sym, (url, _) in syms.items():
+            if sym.split('.')[-1] not in public or sym.count('.') != mod.count('.') + 1: continue   # exported names only
+            page, _, anchor = url.replace(SITE, '').partition('#')
+            if page not in pages: probs.append(f'{sym}: no page {page}')
+            elif anchor and anchor.lower() not in low[page]: probs.append(f'{sym}: no anchor #{anchor} in {page}')
+    for n, t in pages.items():
+        body = t[t.find('<body'):]
+        if re.search(r'data-mime-type="application/vnd\.jupyter\.stderr"|Traceback \(most recent call last\)', body):
+            probs.append(f'{n}: shows error output')
+        for href in re.findall(r'href="([^"]+)"', t):
+            if re.match(r'^(https?:|mailto:|data:|javascript:)', href) or href.startswith('#') and not href[1:]: continue
+            page, _, anchor = href.partition('#')
+            page = page or n
+            if page.endswith('.css') or page.endswith('.js'): continue
+            if page not in pages and not (OUT/page).exists(): probs.append(f'{n}: link to missing {href}')
+            elif anchor and page in pages and anchor.lower() not in low[page]: probs.append(f'{n}: link to missing anchor {href}')
+    return probs
+
+def shot() -> Path:
+    "Render index.html in headless Chromium; check the navigation reached the DOM; save a screenshot"
+    exe = shutil.which('chromium') or shutil.which('chromium-browser') or shutil.which('google-chrome')
+    if exe is None: raise SystemExit('docs: headless Chromium not found (Debian package chromium)')
+    flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+             '--disable-component-update', '--disable-sync', f'--user-data-dir={OUT}/.chromium', '--window-size=1280,1000']
+    url = (OUT/'index.html').as_uri()
+    dom = subprocess.run([exe, *flags, '--dump-dom', url], capture_output=True, text=True, timeout=120).stdout
+    want = [page_name(p) for p in PROC.glob('*.ipynb')]
+    miss = [p for p in want if f'href="{p}"' not in dom]
+    if 'segdist-nav' not in dom or miss: raise SystemExit(f'docs: the rendered index lacks navigation to {miss}')
+    png = OUT/'screenshot.png'
+    subprocess.run([exe, *flags, f'--screenshot={png}', url], capture_output=True, timeout=120)
+    if not png.exists() or png.stat().st_size < 10_000: raise SystemExit('docs: no screenshot written')
+    print(f'docs: index renders with navigation to {len(want)} pages; screenshot {png}')
+    return png
+
+if __name__ == '__main__':
+    cmd = sys.argv[1] if len(sys.argv) > 1 else 'build'
+    if cmd == 'build': build()
+    elif cmd == 'check':
+        probs = check()
+        for p in probs: print('docs:', p)
+        print(f'docs check: {"FAILED, " + str(len(probs)) + " problem(s)" if probs else "every symbol documented, no error output, links resolve"}')
+        sys.exit(1 if probs else 0)
+    elif cmd == 'shot': shot()
+    else: sys.exit(__doc__)
