@@ -37,7 +37,7 @@ def _prepare(nb: dict) -> tuple:
             dirs = re.findall(r'^#\|\s*(.*)$', src, re.M)
             if any(d.startswith('hide') for d in dirs): continue
             c['source'] = re.sub(r'^#\|.*\n?', '', src, flags=re.M)
-            if any(d.replace(' ', '') in ('echo:false',) for d in dirs): c['metadata']['jupyter'] = {'source_hidden': True}
+            if any(d.replace(' ', '') in ('echo:false',) for d in dirs): c['metadata']['tags'] = ['remove_input']
             if not c['source'].strip() and not c.get('outputs'): continue
         out.append(c)
     title = fm.get('title', '')
@@ -61,11 +61,14 @@ def build():
     OUT.mkdir()
     nav = '<nav class="segdist-nav" style="padding:8px 16px;background:#2c3e50;font-family:sans-serif">' + ' | '.join(
         f'<a style="color:white;margin:0 4px" href="{p}">{html.escape(t)}</a>' for p, t, _ in pages) + '</nav>'
+    from nbconvert.preprocessors import TagRemovePreprocessor
     ex = HTMLExporter(template_name='lab')
     ex.exclude_input_prompt = ex.exclude_output_prompt = True
+    ex.register_preprocessor(TagRemovePreprocessor(remove_input_tags={'remove_input'}), enabled=True)
     for p, t, d in pages:
         body, _ = ex.from_notebook_node(nbformat.reads(json.dumps(d), as_version=4))
-        body = body.replace(SITE, '').replace('<body', '<body', 1)
+        body = body.replace(SITE, '')
+        body = re.sub(r'\{target=(?:&quot;|")_blank(?:&quot;|")[^}]*\}', '', body)   # Quarto's link attributes in show_doc's markdown
         body = re.sub(r'(<body[^>]*>)', r'\1' + nav.replace('\\', r'\\'), body, count=1)
         body = re.sub(r'<title>.*?</title>', f'<title>{html.escape(t)} - segdist_nb</title>', body, count=1, flags=re.S)
         (OUT/p).write_text(body)
