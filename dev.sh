@@ -68,7 +68,7 @@ docs_check() {
   # the docs site without Quarto (tools/docs.py): build, check symbols/errors/links, render in headless Chromium
   python tools/docs.py build
   python tools/docs.py check
-  if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  if ! command -v chromium >/dev/null && ! command -v google-chrome >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null
   fi
   python tools/docs.py shot
