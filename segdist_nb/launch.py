@@ -87,10 +87,18 @@ if __name__ == '__main__' and '__file__' in globals(): segdist_launch()  # not w
 
 # %% ../nbs/04a_launch.ipynb #02677874
 def run_launch(argv:list, # Launcher arguments, e.g. ['--cpus', '2', 'script.py', ...]
-               timeout:float=600, # Seconds before the launcher is killed
-               **kwargs, # Passed to `subprocess.run`
+               timeout:float=600, # Seconds before the launcher is stopped and `TimeoutExpired` raised
+               grace:float=30, # Seconds the stopped launcher gets to end its ranks before it is killed
+               **kwargs, # Passed to `subprocess.Popen`
               ):
     "Run `python -m segdist_nb.launch ARGV` in a new process; return the `CompletedProcess` (output in `.stdout`)"
     env = {**os.environ, 'PYTHONUNBUFFERED': '1', 'PYTHONWARNINGS': 'ignore'}
-    return subprocess.run([sys.executable, '-m', 'segdist_nb.launch', *map(str, argv)], capture_output=True, text=True,
-                          timeout=timeout, env=env, **kwargs)
+    cmd = [sys.executable, '-m', 'segdist_nb.launch', *map(str, argv)]
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **kwargs) as p:
+        try: out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGINT)  # as Ctrl-C: the launcher stops every rank (each runs in a session of its own)
+            try: out, err = p.communicate(timeout=grace)
+            except subprocess.TimeoutExpired: p.kill(); out, err = p.communicate()
+            raise subprocess.TimeoutExpired(cmd, timeout, out, err) from None
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
