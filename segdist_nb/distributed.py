@@ -7,6 +7,7 @@ Docs: https://segdist.github.io/segdist_nb/distributed.html.md"""
 # %% ../nbs/04_distributed.ipynb #ace50d06
 from __future__ import annotations
 import os, sys
+from datetime import timedelta
 import torch, torch.distributed as dist
 from fastcore.all import *
 from fastai.torch_core import LongTensor, rank_distrib, num_distrib, set_seed
@@ -28,7 +29,6 @@ def _init_after_restart():
     "After a torch-elastic restart, create the process group on a store namespace of its own (see below)"
     restart = int(os.environ.get('TORCHELASTIC_RESTART_COUNT', 0))
     if restart == 0 or num_distrib() <= 1 or dist.is_initialized(): return
-    from datetime import timedelta
     agent = os.environ.get('TORCHELASTIC_USE_AGENT_STORE') == 'True'
     store = dist.TCPStore(os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']), num_distrib(),
                           is_master=not agent and rank_distrib() == 0, timeout=timedelta(minutes=5))

@@ -198,9 +198,8 @@ def stage_dls(cfg:dict, st:dict, data:Path)->DataLoaders:
     "The stage's `DataLoaders` (`plan_run` has checked the data and the split)"
     nw = cfg['num_workers']
     if nw is None: nw = 0 if not torch.cuda.is_available() else min(8, max(1, defaults.cpus // max(1, int(os.environ.get('LOCAL_WORLD_SIZE', 1)))))
-    dls = seg_dls(data, sz=st['sz'], bs=st['bs'], splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
-                  num_workers=nw)
-    return dls
+    return seg_dls(data, sz=st['sz'], bs=st['bs'], splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
+                   num_workers=nw)
 
 # %% ../nbs/05_train.ipynb #c082c2e7
 def _prepare_data(cfg:dict)->Path:
