@@ -62,6 +62,7 @@ sync_check() {
 workflow_check() {
   check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yaml
   zizmor --offline --min-severity medium .github/workflows/
+  bash -n tools/gpu_check.sh   # the GPU check runs only where a GPU is; here it must at least parse
 }
 
 docs_check() {

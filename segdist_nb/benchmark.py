@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/benchmark.html.md"""
 
 # %% ../nbs/06_benchmark.ipynb #3dfc902f
 from __future__ import annotations
-import argparse, contextlib, json, os, sys, time
+import argparse, contextlib, json, os, shutil, sys, time
 from pathlib import Path
 import numpy as np, torch, torch.distributed as dist, torchvision
 from fastcore.all import *
@@ -15,14 +15,16 @@ from fastai.distributed import *
 from accelerate.utils import DistributedDataParallelKwargs, DDPCommunicationHookType
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from .data import *
+from .cache import *
 from .split import bench_split
 from .model import *
 from .distributed import *
 from .launch import run_launch
 
 # %% auto #0
-__all__ = ['interconnects', 'StepTimer', 'rep_throughput', 'plain_steps', 'ddp_kwargs', 'bench_worker', 'predict_speedup',
-           'bench', 'summarize', 'report', 'plot_bench', 'bench_parser', 'segdist_bench']
+__all__ = ['interconnects', 'StepTimer', 'rep_throughput', 'plain_steps', 'ddp_kwargs', 'pipeline_rate', 'upscale_data',
+           'pipeline_bench', 'bench_worker', 'predict_speedup', 'bench', 'summarize', 'report', 'plot_bench',
+           'bench_parser', 'segdist_bench']
 
 # %% ../nbs/06_benchmark.ipynb #b019686f
 class StepTimer(Callback):
@@ -92,6 +94,72 @@ def ddp_kwargs(bucket_cap_mb:int=25, # DDP gradient bucket size
     return DistributedDataParallelKwargs(bucket_cap_mb=bucket_cap_mb, static_graph=static_graph,
                                          gradient_as_bucket_view=gradient_as_bucket_view, comm_hook=hooks[comm_hook])
 
+# %% ../nbs/06_benchmark.ipynb #34a1f48f
+def pipeline_rate(dl:DataLoader, # A training `DataLoader`
+                  n:int=8, # Batches timed
+                  warmup:int=2, # Batches made first, not timed
+                 )->float: # Items/s
+    "Items/s of `dl` up to the collated batch (batch transforms excluded), in this process: what one loader worker does"
+    dl.randomize(); dl.before_iter()
+    idxs = list(dl.get_idxs())
+    need = (warmup + n) * dl.bs
+    bs = dl.create_batches((idxs * (need // max(1, len(idxs)) + 1))[:need])
+    for _ in range(warmup): next(bs)
+    t0, k = time.perf_counter(), 0
+    for _ in range(n): k += find_bs(next(bs))
+    return k / (time.perf_counter() - t0)
+
+# %% ../nbs/06_benchmark.ipynb #49501083
+def _upscale_pair(args):
+    img_fn, msk_fn, dst_img, dst_msk, factor = args
+    for src, dst, rs in ((img_fn, dst_img, Image.BICUBIC), (msk_fn, dst_msk, Image.NEAREST)):
+        with Image.open(src) as im:
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            im.resize((im.size[0] * factor, im.size[1] * factor), rs).save(dst)
+
+def upscale_data(path:Path|str, # A data set (images/, labels/, codes.txt)
+                 dst:Path|str, # Where the upscaled copy goes; kept if it is already complete
+                 factor:int=2, # Scale factor of both sides
+                )->Path:
+    "A stand-in for a data set of larger images: every pair of `path` scaled up `factor` times (images bicubic, masks nearest)"
+    path, dst = Path(path), Path(dst)
+    if (dst/'codes.txt').exists(): return dst
+    fns, lf = get_image_files(path/'images'), MaskPath(path)
+    parallel(_upscale_pair, [(f, lf(f), dst/f.relative_to(path), dst/Path(lf(f)).relative_to(path), factor) for f in fns],
+             n_workers=defaults.cpus, progress=False)
+    if (path/'valid.txt').exists(): shutil.copy(path/'valid.txt', dst/'valid.txt')
+    shutil.copy(path/'codes.txt', dst/'codes.txt')   # last: it marks the copy complete
+    return dst
+
+# %% ../nbs/06_benchmark.ipynb #f1541f37
+def pipeline_bench(data:Path|str, # A data set
+                   out:Path|str, # Folder for the stand-in and the caches
+                   sz:int=256, # Training size of the DataLoaders (the batch transforms, left out, would resize to it)
+                   bs:int=8, # Batch size
+                   n:int=8, # Batches timed from the PNGs (four times as many from the cache)
+                   gpu_img_s:float=1000., # Training rate of one GPU, images/s
+                   factor:int=2, # Scale of the stand-in; 0 = no stand-in
+                   verbose:bool=True, # Print each figure as it is measured
+                  )->list:
+    "Items/s per core from the PNGs and from the cache, on `data` and on its upscaled stand-in, and the cores to feed one GPU"
+    data, out = Path(data), Path(out)
+    sets = [(data.name, data)] + ([(f'{data.name} x{factor}', upscale_data(data, out/f'standin_x{factor}', factor))] if factor else [])
+    rows, nt = [], torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for name, d in sets:
+            t0 = time.perf_counter(); c = seg_cache(d, cache_dir=out/'cache', verbose=False); build = time.perf_counter() - t0
+            h, w = c.man['shape'][1:]
+            r = dict(data=name, size=f'{w}x{h}', build_s=build, n_items=len(c))
+            r['png'] = pipeline_rate(seg_dls(d, sz=sz, bs=bs, check=False, num_workers=0).train, n)
+            r['cache'] = pipeline_rate(seg_dls(d, sz=sz, bs=bs, check=False, num_workers=0, cache=c).train, 4 * n)
+            r.update(ratio=r['cache'] / r['png'], cores_png=gpu_img_s / r['png'], cores_cache=gpu_img_s / r['cache'])
+            if verbose: print(f"  input pipeline, {name} ({r['size']}): PNG {r['png']:,.0f} items/s, cache {r['cache']:,.0f} items/s per core "
+                              f"({r['ratio']:.0f}x)", flush=True)
+            rows.append(r)
+    finally: torch.set_num_threads(nt)
+    return rows
+
 # %% ../nbs/06_benchmark.ipynb #e58aef27
 def _plain_batches(dls, n:int)->list:
     "`n` training batches of `dls` as plain tensors on its device (this rank's share under DDP)"
@@ -122,14 +190,17 @@ def _allreduce_s(nbytes:int, reps:int=5)->float|None:
 
 # %% ../nbs/06_benchmark.ipynb #de6c7ac0
 def bench_worker(cfg:dict)->dict|None:
-    "Measure learner, in-memory learner, plain PyTorch and input pipeline in this process; rank 0 returns the results"
+    "Measure the learner (from PNGs, from the cache, in memory), plain PyTorch and the input pipeline in this process"
     rank = setup_distrib(seed=0)
     ws = max(1, num_distrib())
+    say = lambda s: print0(f'  {ws} process(es): {s}', flush=True)
     data = Path(cfg['data']) if cfg.get('data') else None
     if data is None:
         data = synthetic_once(Path(cfg['out'])/'synth', n=max(64, cfg['bs'] * ws * 4), size=max(96, cfg['sz']))
     n = cfg['warmup'] + cfg['reps'] * cfg['steps']
     dls = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False)
+    cache = seg_cache(data, cache_dir=Path(cfg['out'])/'cache', verbose=False)
+    dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False, cache=cache)
     arch = getattr(torchvision.models, cfg['arch'])
     ddp_kw = dict(bucket_cap_mb=cfg['bucket_mb'], static_graph=cfg['static_graph'], gradient_as_bucket_view=cfg['bucket_view'],
                   comm_hook=cfg.get('comm_hook'))
@@ -145,21 +216,18 @@ def bench_worker(cfg:dict)->dict|None:
         with l.distrib_ctx(sync_bn=False, kwargs_handlers=[ddp_kwargs(**ddp_kw)]):
             l.fit(10_000, 1e-3, cbs=tm)
         return tm.times
-    res['learner'] = rep_throughput(fit_times(learn), cfg['warmup'], cfg['steps'], imgs)
+    def timed(key, what, times):
+        res[key] = rep_throughput(times(), cfg['warmup'], cfg['steps'], imgs)
+        say(f'{what}: {np.median(res[key]):.2f} images/s')
     batches = _plain_batches(dls, min(n, 32))
+    timed('learner', 'learner from PNGs', lambda: fit_times(learn))
+    timed('learner_cache', 'learner from the cache', lambda: fit_times(learner(dlc)))
     learn2 = learner(dls); learn2.dls = _mem_dls(batches, cfg['bs'], dls.device)
-    res['learner_mem'] = rep_throughput(fit_times(learn2), cfg['warmup'], cfg['steps'], imgs)
-    res['plain'] = rep_throughput(plain_steps(learner(dls).model, batches, n, learn.precision, ddp_kw=ddp_kw), cfg['warmup'], cfg['steps'], imgs)
-    res['plain_nosync'] = rep_throughput(plain_steps(learner(dls).model, batches, n, learn.precision, ddp_kw=ddp_kw, sync=False),
-                                         cfg['warmup'], cfg['steps'], imgs)
-    t0, k = time.perf_counter(), 0
-    for _ in range(2):
-        for b in dls.train:
-            k += 1
-            if k == 1: t0 = time.perf_counter()
-            if k > n: break
-        if k > n: break
-    res['pipeline'] = cfg['bs'] * (k - 1) / (time.perf_counter() - t0)   # items/s of one process
+    timed('learner_mem', 'learner fed from memory', lambda: fit_times(learn2))
+    timed('plain', 'plain PyTorch', lambda: plain_steps(learner(dls).model, batches, n, learn.precision, ddp_kw=ddp_kw))
+    timed('plain_nosync', 'plain PyTorch without all-reduce',
+          lambda: plain_steps(learner(dls).model, batches, n, learn.precision, ddp_kw=ddp_kw, sync=False))
+    res['pipeline'], res['pipeline_cache'] = pipeline_rate(dls.train), pipeline_rate(dlc.train, 32)   # items/s of one process
     res['allreduce_s'] = _allreduce_s(4 * res['n_params'])
     res['n_train'] = len(dls.train_ds)
     return res if rank == 0 else None
@@ -195,27 +263,44 @@ def bench(n:int=2, # Processes to compare with one
           num_workers:int=0, bucket_mb:int=25, static_graph:bool=False, bucket_view:bool=False,
           comm_hook:str|None=None, # None, 'fp16' or 'bf16' gradient compression for the all-reduce
           split:bool=True, # Also time the splitter (100,000 paths x 1,000 names)
+          pipeline:bool=True, # Also measure the input pipeline per core (data set and 2x stand-in, PNG and cache)
+          pipe_sz:int=256, # Training size for the input pipeline measurement
+          pipe_data:str|None=None, # Data set for the input pipeline measurement; default `data`
+          gpu_img_s:float|None=None, # One GPU's training rate for "cores to feed a GPU"; default: measured on GPUs, else 1000
          )->dict:
     "Run the benchmark with 1 and `n` processes; write bench.json and bench.png to `out`; return the results"
     out = Path(out or f"runs/bench-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
     cfg = dict(sz=sz, bs=bs, arch=arch, precision=precision, data=data, out=str(out), warmup=warmup, steps=steps,
                reps=reps, num_workers=num_workers, bucket_mb=bucket_mb, static_graph=static_graph, bucket_view=bucket_view,
                comm_hook=comm_hook)
+    print(f"segdist-bench: {arch} U-Net, {sz} px, batch {bs} per process, 1 and {n} {'CPU process' if cpus else 'GPU'}(s); "
+          f"results in {out}", flush=True)
     runs = {}
     for k in sorted({1, n}):
+        print(f'{k} process(es): starting', flush=True)
         fn = out/f'procs{k}.json'
         r = run_launch([*(['--cpus', k] if cpus else ['--gpus', ','.join(map(str, range(k)))]), '-m', 'segdist_nb.benchmark',
-                        '--worker', json.dumps(cfg), '--result', fn])
+                        '--worker', json.dumps(cfg), '--result', fn], timeout=3600, echo=True)
         if r.returncode != 0: raise RuntimeError(f'benchmark with {k} process(es) failed:\n{r.stderr[-3000:]}')
         runs[k] = json.loads(fn.read_text())
     res = summarize(runs, cfg)
-    if split: res['split'] = bench_split()
+    measured = None if cpus else _stats(runs[1]['learner_cache'])['median']
+    res['gpu_img_s'] = dict(value=ifnone(gpu_img_s, ifnone(measured, 1000.)), measured=gpu_img_s is None and measured is not None)
+    if pipeline:
+        print(f'input pipeline per core ({pipe_sz} px training size, batch {bs}, one thread):', flush=True)
+        d = Path(pipe_data or data or out/'synth')
+        res['pipeline'] = pipeline_bench(d, out, sz=pipe_sz, bs=bs, gpu_img_s=res['gpu_img_s']['value'])
+    if split:
+        print('splitter: timing', flush=True)
+        res['split'] = bench_split()
     (out/'bench.json').write_text(json.dumps(res, indent=1))
     plot_bench(res, out/'bench.png')
     print(report(res))
     return res
 
 # %% ../nbs/06_benchmark.ipynb #81d87ce0
+_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync')
+
 def summarize(runs:dict, # {processes: worker result}
               cfg:dict)->dict:
     "Medians, spreads, speed-ups, efficiency, overhead and the scaling model's prediction"
@@ -223,13 +308,14 @@ def summarize(runs:dict, # {processes: worker result}
     one = runs[1]
     for k, r in sorted(runs.items()):
         row = dict(processes=k)
-        for key in ('learner', 'learner_mem', 'plain', 'plain_nosync'):
+        for key in _kinds:
             row[key] = _stats(r[key])
             row[key + '_speedup'] = row[key]['median'] / _stats(one[key])['median']
         row['efficiency'] = row['learner_speedup'] / k
         row['epoch_s'] = r['n_train'] / row['learner']['median']
-        row['pipeline_items_s'] = r['pipeline']
+        row['pipeline_items_s'], row['pipeline_cache_items_s'] = r['pipeline'], r['pipeline_cache']
         row['overhead'] = row['plain']['median'] / row['learner_mem']['median'] - 1
+        row['overhead_cache'] = row['plain']['median'] / row['learner_cache']['median'] - 1
         row['input_bound'] = bool(r['pipeline'] * 0.9 < row['learner_mem']['median'] / k)
         t1 = cfg['bs'] / _stats(one['plain'])['median']
         gb = 4 * r['n_params']
@@ -241,7 +327,8 @@ def summarize(runs:dict, # {processes: worker result}
         row['time_s'] = dict(step_1proc=cfg['bs'] / _stats(one['plain'])['median'],
                              sharing=sec('plain_nosync') - cfg['bs'] / _stats(one['plain'])['median'],
                              allreduce=sec('plain') - sec('plain_nosync'), fastai=sec('learner_mem') - sec('plain'),
-                             input=sec('learner') - sec('learner_mem'))
+                             input=sec('learner') - sec('learner_mem'), input_cache=sec('learner_cache') - sec('learner_mem'),
+                             step=sec('learner'), step_cache=sec('learner_cache'))
         rows.append(row)
     t1 = cfg['bs'] / _stats(one['plain'])['median']
     gb = 4 * one['n_params']
@@ -255,20 +342,30 @@ def report(res:dict)->str:
     c = res['config']
     lines = [f"{c['arch']} U-Net, {c['sz']} px, batch {c['bs']} per process, {res['precision']}, {res['device']}, "
              f"{c['reps']} repetitions of {c['steps']} steps after {c['warmup']} warm-up",
-             f"{'procs':>5} {'epoch s':>8} {'img/s':>8} {'(min-max)':>13} {'speed-up':>8} {'effic.':>6} {'plain img/s':>11} "
-             f"{'plain x':>7} {'overhead':>8} {'pipeline it/s':>13} {'model x':>7}"]
+             f"{'procs':>5} {'epoch s':>8} {'img/s':>8} {'(min-max)':>13} {'speed-up':>8} {'effic.':>6} {'cache img/s':>11} "
+             f"{'cache x':>7} {'plain img/s':>11} {'plain x':>7} {'overhead':>8} {'ovh cache':>9} {'pipeline it/s':>13} "
+             f"{'cache it/s':>10} {'model x':>7}"]
     for r in res['rows']:
         l = r['learner']
         lines.append(f"{r['processes']:>5} {r['epoch_s']:>8.1f} {l['median']:>8.2f} {l['min']:>6.2f}-{l['max']:<6.2f} "
-                     f"{r['learner_speedup']:>8.2f} {r['efficiency']:>6.0%} {r['plain']['median']:>11.2f} {r['plain_speedup']:>7.2f} "
-                     f"{r['overhead']:>+8.1%} {r['pipeline_items_s']:>13.1f} {r.get('predicted_speedup', 1.):>7.2f}"
+                     f"{r['learner_speedup']:>8.2f} {r['efficiency']:>6.0%} {r['learner_cache']['median']:>11.2f} "
+                     f"{r['learner_cache_speedup']:>7.2f} {r['plain']['median']:>11.2f} {r['plain_speedup']:>7.2f} "
+                     f"{r['overhead']:>+8.1%} {r['overhead_cache']:>+9.1%} {r['pipeline_items_s']:>13.1f} "
+                     f"{r['pipeline_cache_items_s']:>10.0f} {r.get('predicted_speedup', 1.):>7.2f}"
                      + ('  input-bound' if r['input_bound'] else ''))
+    lines.append("(img/s: learner from PNGs; cache: from the decode-once cache; overhead: plain PyTorch against the learner fed "
+                 "from memory / from the cache)")
+    for r in res['rows']:
+        t = r['time_s']
+        lines.append(f"input pipeline in a {t['step']:.3f} s step of {r['processes']} process(es): {t['input']:+.3f} s from PNGs, "
+                     f"{t['input_cache']:+.3f} s from the cache")
     for r in res['rows']:
         if r['processes'] == 1: continue
         t = r['time_s']
         lines.append(f"where the time of a step goes with {r['processes']} processes (s): one process alone {t['step_1proc']:.3f}, "
                      f"+ sharing the machine {t['sharing']:+.3f} (plain, no all-reduce: {r['plain_nosync_speedup']:.2f}x), "
-                     f"+ gradient all-reduce {t['allreduce']:+.3f}, + fastai's loop {t['fastai']:+.3f}, + input pipeline {t['input']:+.3f}")
+                     f"+ gradient all-reduce {t['allreduce']:+.3f}, + fastai's loop {t['fastai']:+.3f}, + input pipeline {t['input']:+.3f} "
+                     f"(from the cache {t['input_cache']:+.3f})")
     for r in res['rows']:
         if 'measured_bus_gbs' in r:
             lines.append(f"{r['processes']} processes: all-reduce bus bandwidth measured {r['measured_bus_gbs']:.2f} GB/s; "
@@ -277,6 +374,14 @@ def report(res:dict)->str:
     lines.append(f"what-if from this device's single-process step ({res['t1']*1e3:.0f} ms, {res['n_params']/1e6:.1f} M parameters): "
                  "predicted speed-up for 2 / 4 / 8 processes")
     for name, d in res['whatif'].items(): lines.append(f"  {name:<26} " + '  '.join(f'{v:5.2f}' for v in d.values()))
+    if 'pipeline' in res:
+        g = res['gpu_img_s']
+        lines.append(f"input pipeline per core, up to the collated batch (batch transforms excluded), one thread; cores to feed one GPU "
+                     f"at {g['value']:,.0f} images/s ({'measured' if g['measured'] else 'given'}):")
+        lines.append(f"  {'data':<24} {'size':>9} {'PNG it/s':>9} {'cache it/s':>10} {'cache/PNG':>9} {'cores PNG':>9} {'cores cache':>11} {'cache build':>11}")
+        for p in res['pipeline']:
+            lines.append(f"  {p['data']:<24} {p['size']:>9} {p['png']:>9,.0f} {p['cache']:>10,.0f} {p['ratio']:>8.0f}x {p['cores_png']:>9.1f} "
+                         f"{p['cores_cache']:>11.2f} {p['build_s']:>9.1f} s")
     if 'split' in res:
         s = res['split']
         lines.append(f"splitter: {s['n']:,} paths x {s['v']:,} names: naive {s['naive_s']:.2f} s, FileSplitter "
@@ -290,16 +395,18 @@ def plot_bench(res:dict, fn:Path|str):
     import matplotlib.pyplot as plt
     rows = res['rows']
     fig, axs = plt.subplots(1, 2, figsize=(10, 3.5))
-    x = np.arange(len(rows)); w = 0.27
-    for i, (k, lbl) in enumerate([('learner', 'learner'), ('learner_mem', 'learner, in memory'), ('plain', 'plain PyTorch')]):
+    x = np.arange(len(rows)); w = 0.2
+    kinds = [('learner', 'learner (PNG)'), ('learner_cache', 'learner (cache)'), ('learner_mem', 'learner, in memory'), ('plain', 'plain PyTorch')]
+    for i, (k, lbl) in enumerate(kinds):
         med = [r[k]['median'] for r in rows]
         err = [[r[k]['median'] - r[k]['min'] for r in rows], [r[k]['max'] - r[k]['median'] for r in rows]]
-        axs[0].bar(x + (i - 1) * w, med, w, yerr=err, label=lbl, capsize=3)
+        axs[0].bar(x + (i - 1.5) * w, med, w, yerr=err, label=lbl, capsize=3)
     axs[0].set_xticks(x, [str(r['processes']) for r in rows]); axs[0].set_xlabel('processes'); axs[0].set_ylabel('images/s')
     axs[0].legend(fontsize=8)
     ks = [r['processes'] for r in rows]
     axs[1].plot(ks, ks, 'k:', label='perfect')
-    axs[1].plot(ks, [r['learner_speedup'] for r in rows], 'o-', label='measured (learner)')
+    axs[1].plot(ks, [r['learner_speedup'] for r in rows], 'o-', label='measured (learner, PNG)')
+    axs[1].plot(ks, [r['learner_cache_speedup'] for r in rows], 'v-', label='measured (learner, cache)')
     axs[1].plot(ks, [r.get('predicted_speedup', 1.) for r in rows], 's--', label='model')
     axs[1].set_xlabel('processes'); axs[1].set_ylabel('speed-up'); axs[1].legend(fontsize=8)
     c = res['config']
@@ -308,15 +415,29 @@ def plot_bench(res:dict, fn:Path|str):
 
 # %% ../nbs/06_benchmark.ipynb #32632f71
 def bench_parser():
-    p = argparse.ArgumentParser(prog='segdist-bench', description='Training throughput with 1 and N processes, against plain PyTorch')
+    "The options of `segdist-bench`"
+    p = argparse.ArgumentParser(prog='segdist-bench', description='Training throughput with 1 and N processes, against plain PyTorch, '
+                                'and the input pipeline per core from PNGs and from the cache')
     p.add_argument('--cpus', type=int, help='compare 1 and N CPU processes (one thread each)')
     p.add_argument('--gpus', type=int, help='compare 1 and N GPUs')
-    for k, t, d in [('sz', int, 64), ('bs', int, 8), ('arch', str, 'resnet34'), ('precision', str, 'auto'), ('data', str, None),
-                    ('out', str, None), ('warmup', int, 3), ('steps', int, 3), ('reps', int, 5), ('num-workers', int, 0),
-                    ('bucket-mb', int, 25)]:
-        p.add_argument(f'--{k}', type=t, default=d)
-    p.add_argument('--static-graph', action='store_true'); p.add_argument('--bucket-view', action='store_true')
+    p.add_argument('--sz', type=int, default=64, help='training size in pixels (default 64)')
+    p.add_argument('--bs', type=int, default=8, help='batch size per process (default 8)')
+    p.add_argument('--arch', default='resnet34', help='torchvision encoder of the U-Net (default resnet34)')
+    p.add_argument('--precision', default='auto', choices=['auto', 'fp32', 'fp16', 'bf16'], help='auto: bf16/fp16 on GPUs, fp32 on CPUs')
+    p.add_argument('--data', help='data set root; default: a synthetic data set made in the run folder')
+    p.add_argument('--out', help='run folder for bench.json, bench.png and the caches; default runs/bench-<time>')
+    p.add_argument('--warmup', type=int, default=3, help='training steps left out before timing (default 3)')
+    p.add_argument('--steps', type=int, default=3, help='training steps per timed repetition (default 3)')
+    p.add_argument('--reps', type=int, default=5, help='timed repetitions: the tables give their median, min and max (default 5)')
+    p.add_argument('--num-workers', type=int, default=0, help='DataLoader workers per process (default 0)')
+    p.add_argument('--bucket-mb', type=int, default=25, help="DDP's gradient bucket size in MB (default 25)")
+    p.add_argument('--static-graph', action='store_true', help="DDP's static_graph option")
+    p.add_argument('--bucket-view', action='store_true', help="DDP's gradient_as_bucket_view (fails with fastai's optimizer)")
     p.add_argument('--comm-hook', choices=['fp16', 'bf16'], help='compress gradients for the all-reduce')
+    p.add_argument('--gpu-img-s', type=float, help='one GPU\'s training rate for "cores to feed a GPU" (default: measured with --gpus, else 1000)')
+    p.add_argument('--pipe-sz', type=int, default=256, help='training size for the input pipeline per core (default 256)')
+    p.add_argument('--pipe-data', help='data set for the input pipeline per core (default: --data, else the synthetic one)')
+    p.add_argument('--no-pipeline', action='store_true', help='skip the input pipeline per core (data set and 2x stand-in)')
     p.add_argument('--no-split', action='store_true', help='skip the splitter comparison')
     p.add_argument('--worker', help=argparse.SUPPRESS); p.add_argument('--result', help=argparse.SUPPRESS)
     return p
@@ -331,6 +452,7 @@ def segdist_bench(argv:list|None=None):
     if (a.cpus is None) == (a.gpus is None): bench_parser().error('give --cpus N or --gpus N')
     bench(n=a.cpus or a.gpus, cpus=a.cpus is not None, sz=a.sz, bs=a.bs, arch=a.arch, precision=a.precision, data=a.data,
           out=a.out, warmup=a.warmup, steps=a.steps, reps=a.reps, num_workers=a.num_workers, bucket_mb=a.bucket_mb,
-          static_graph=a.static_graph, bucket_view=a.bucket_view, comm_hook=a.comm_hook, split=not a.no_split)
+          static_graph=a.static_graph, bucket_view=a.bucket_view, comm_hook=a.comm_hook, split=not a.no_split,
+          pipeline=not a.no_pipeline, pipe_sz=a.pipe_sz, pipe_data=a.pipe_data, gpu_img_s=a.gpu_img_s)
 
 if __name__ == '__main__' and '__file__' in globals(): segdist_bench()  # not when this cell runs in a notebook

@@ -257,6 +257,17 @@ def check_split(splits:tuple, # (train indices, valid indices) from a splitter
     if nt == 0: raise DataError([f'the split puts all {n} items in validation, none in training: '
                                  f'with the seed rule pass `valid_suffix=None`, or use valid.txt'], where)
 
+# %% ../nbs/00_data.ipynb #29c4b975
+def _cache_kwargs(path:Path, fns:list, label_fn:Callable, item_sz, cache)->dict:
+    "`dataloaders` arguments that read the items from the cache (the next chapter's `CacheDL`)"
+    from segdist_nb.cache import CacheDL, SegCache, seg_cache   # the cache chapter builds on this one: imported here, not at the top
+    if not isinstance(cache, SegCache): cache = seg_cache(path, fns, label_fn, None if cache is True else cache, item_sz)
+    want = None if item_sz is None else list((item_sz, item_sz) if isinstance(item_sz, int) else item_sz)
+    if cache.man['size'] != want:
+        raise ValueError(f"the cache {cache.folder} stores items at {cache.man['size'] or 'native size'}, but item_sz is {item_sz}: "
+                         f"pass the same item_sz, or cache=True to use (or build) the cache for this one")
+    return dict(dl_type=CacheDL, cache=cache)
+
 # %% ../nbs/00_data.ipynb #20e8f837
 def seg_dls(path:Path|str, # Data set root (images/, labels/, codes.txt, optional valid.txt)
             sz:int|tuple=128, # Training size
@@ -267,6 +278,7 @@ def seg_dls(path:Path|str, # Data set root (images/, labels/, codes.txt, optiona
             item_sz:int|tuple|None=None, # Resize items to this size first (for images of different sizes)
             check:bool=True, # Run `check_data` first
             images:str='images', # Image folder, relative to `path`
+            cache=None, # Decode once into a memory-mapped cache (next chapter): True (in `path`), a folder, or a `SegCache`
             **kwargs, # Passed to `DataBlock.dataloaders` (e.g. `num_workers`, `device`)
            )->DataLoaders:
     "The seed's segmentation `DataLoaders` for the data set at `path`"
@@ -279,4 +291,6 @@ def seg_dls(path:Path|str, # Data set root (images/, labels/, codes.txt, optiona
     dblock = DataBlock(blocks=(ImageBlock, MaskBlock(codes)), get_items=lambda _: fns, get_y=label_fn,
                        splitter=splitter, item_tfms=Resize(item_sz, method='squish') if item_sz else None,
                        batch_tfms=seg_tfms(sz))
+    if cache is not None and cache is not False: kwargs.update(_cache_kwargs(path, fns, label_fn, item_sz, cache))
+    kwargs.setdefault('pin_memory', torch.device(ifnone(kwargs.get('device'), default_device())).type == 'cuda')
     return dblock.dataloaders(path, bs=bs, **kwargs)

@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/launch.html.md"""
 
 # %% ../nbs/04a_launch.ipynb #30119599
 from __future__ import annotations
-import os, signal, subprocess, sys
+import os, signal, subprocess, sys, threading
 import torch
 from fastcore.all import ifnone
 from torch.distributed.run import get_args_parser, run
@@ -86,19 +86,31 @@ def segdist_launch():
 if __name__ == '__main__' and '__file__' in globals(): segdist_launch()  # not when this cell runs in a notebook
 
 # %% ../nbs/04a_launch.ipynb #02677874
+def _pump(stream, buf:list, echo:bool):
+    "Collect the lines of `stream` into `buf`, printing each as it comes when `echo`"
+    for line in stream:
+        buf.append(line)
+        if echo: print(line, end='', flush=True)
+
 def run_launch(argv:list, # Launcher arguments, e.g. ['--cpus', '2', 'script.py', ...]
                timeout:float=600, # Seconds before the launcher is stopped and `TimeoutExpired` raised
                grace:float=30, # Seconds the stopped launcher gets to end its ranks before it is killed
+               echo:bool=False, # Also print the standard output as it comes (e.g. a benchmark's progress)
                **kwargs, # Passed to `subprocess.Popen`
               ):
     "Run `python -m segdist_nb.launch ARGV` in a new process; return the `CompletedProcess` (output in `.stdout`)"
     env = {**os.environ, 'PYTHONUNBUFFERED': '1', 'PYTHONWARNINGS': 'ignore'}
     cmd = [sys.executable, '-m', 'segdist_nb.launch', *map(str, argv)]
+    out, err = [], []
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **kwargs) as p:
-        try: out, err = p.communicate(timeout=timeout)
+        ts = [threading.Thread(target=_pump, args=a, daemon=True) for a in ((p.stdout, out, echo), (p.stderr, err, False))]
+        for t in ts: t.start()
+        try: p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             p.send_signal(signal.SIGINT)  # as Ctrl-C: the launcher stops every rank (each runs in a session of its own)
-            try: out, err = p.communicate(timeout=grace)
-            except subprocess.TimeoutExpired: p.kill(); out, err = p.communicate()
-            raise subprocess.TimeoutExpired(cmd, timeout, out, err) from None
-    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+            try: p.wait(timeout=grace)
+            except subprocess.TimeoutExpired: p.kill(); p.wait()
+            for t in ts: t.join(5)
+            raise subprocess.TimeoutExpired(cmd, timeout, ''.join(out), ''.join(err)) from None
+        for t in ts: t.join()
+    return subprocess.CompletedProcess(cmd, p.returncode, ''.join(out), ''.join(err))

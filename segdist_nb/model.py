@@ -79,7 +79,10 @@ def class_weights(dls:DataLoaders, # The data, for its training masks
     if weights == 'median_freq':
         ds = dls.train_ds
         idx = np.random.default_rng(seed).permutation(len(ds))[:n_sample]
-        weights = median_freq_weights([np.asarray(ds.tls[1][int(i)]) for i in idx], n, void)
+        dl = dls.train
+        if getattr(dl, 'cache', None) is not None: masks = list(dl.cache.msks[np.sort(dl.rows[idx])])   # mapped, not decoded
+        else: masks = [np.asarray(ds.tls[1][int(i)]) for i in idx]
+        weights = median_freq_weights(masks, n, void)
         if verbose and rank_distrib() == 0:
             print(f'class weights (median frequency, {len(idx)} masks): ' +
                   ', '.join(f'{c}={w:.3g}' for c, w in zip(codes, weights)))

@@ -14,6 +14,7 @@ import fastai.learner
 from fastai.vision.all import *
 from fastai.distributed import *
 from .data import *
+from .cache import *
 from .split import FileSplitter
 from .metrics import *
 from .model import *
@@ -44,8 +45,9 @@ default_config = dict(
     seed=42,
     valid_suffix=None,      # the seed's split rule: stem suffix ...
     valid_names=None,       # ... and/or names (a list, or a file with one per line); None and None = valid.txt
-    item_sz=None,           # resize items first (images of different sizes)
-    num_workers=None,       # DataLoader workers per process; None = 0 on CPU, else cores per GPU (at most 8)
+    item_sz=None,           # resize items first (images of different sizes); also the cache's storage size
+    cache=None,             # decode-once cache: None (decode the files every epoch), True (in the data set) or a folder
+    num_workers=None,       # DataLoader workers per process; None = `default_workers()`: 0 on CPU, else cores per GPU (at most 8)
     check=True,             # check the data set before training
     monitor='valid_loss',   # what SaveModelCallback keeps the best of
     synth_n=200,            # size of the synthetic demo set when it is made
@@ -194,12 +196,10 @@ def _splitter(cfg:dict):
     if isinstance(names, (str, Path)): names = [l.strip() for l in Path(names).read_text().splitlines() if l.strip()]
     return FileSplitter(names or [], sfx)
 
-def stage_dls(cfg:dict, st:dict, data:Path)->DataLoaders:
-    "The stage's `DataLoaders` (`plan_run` has checked the data and the split)"
-    nw = cfg['num_workers']
-    if nw is None: nw = 0 if not torch.cuda.is_available() else min(8, max(1, defaults.cpus // max(1, int(os.environ.get('LOCAL_WORLD_SIZE', 1)))))
+def stage_dls(cfg:dict, st:dict, data:Path, cache=None)->DataLoaders:
+    "The stage's `DataLoaders` (`plan_run` has checked the data and the split), from the cache when there is one"
     return seg_dls(data, sz=st['sz'], bs=st['bs'], splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
-                   num_workers=nw)
+                   num_workers=ifnone(cfg['num_workers'], default_workers()), cache=cache)
 
 # %% ../nbs/05_train.ipynb #c082c2e7
 def _prepare_data(cfg:dict)->Path:
@@ -251,7 +251,7 @@ def plan_run(cfg:dict, # A config (see `default_config`)
         if out.exists() and not out.is_dir(): raise NotADirectoryError(f'run folder {out} is a file: choose another --out')
         if not resume and (out/'config.json').exists():
             raise FileExistsError(f'run folder {out} already holds a run: pass --resume to continue it, or choose another --out')
-    return AttrDict(data=data, codes=codes, void=void, arch=arch, ck=ck, meta=meta)
+    return AttrDict(data=data, codes=codes, void=void, arch=arch, ck=ck, meta=meta, fns=fns)
 
 # %% ../nbs/05_train.ipynb #64181e65
 def train(cfg:dict, # A config (see `default_config`)
@@ -265,6 +265,7 @@ def train(cfg:dict, # A config (see `default_config`)
     try:  # every input problem is one `RunError`, raised before anything is written
         cfg = check_config(dict(cfg))
         p = plan_run(cfg, out, resume)
+        cache = seg_cache(p.data, p.fns, MaskPath(p.data), None if cfg['cache'] is True else cfg['cache'], cfg['item_sz']) if cfg['cache'] else None
         if rank == 0:
             try:
                 for d in ('models', 'ckpt', 'ranks'): (out/d).mkdir(parents=True, exist_ok=True)
@@ -279,7 +280,8 @@ def train(cfg:dict, # A config (see `default_config`)
         if ck is not None: _trim_log(out/'metrics.csv', ck['meta'])
     weights = cfg['weights']
     if weights == 'median_freq':
-        dls0 = seg_dls(data, sz=cfg['stages'][0]['sz'], bs=1, splitter=_splitter(cfg), check=False, num_workers=0)
+        dls0 = seg_dls(data, sz=cfg['stages'][0]['sz'], bs=1, splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
+                       num_workers=0, cache=cache)
         weights = class_weights(dls0, weights, void)
     prev, learn, batches = None, None, {}
     for i, st in enumerate(cfg['stages']):
@@ -288,10 +290,10 @@ def train(cfg:dict, # A config (see `default_config`)
             m = ck['meta']
             if i < m['stage'] or (i == m['stage'] and m['epoch'] + 1 >= m['n_epoch']): prev = st['name']; continue
             if i == m['stage']: start = m['epoch'] + 1
-        learn = run_stage(cfg, i, st, data, out, arch, void, weights, prev, ck if start else None, start, meta, cbs)
+        learn = run_stage(cfg, i, st, data, out, arch, void, weights, prev, ck if start else None, start, meta, cbs, cache)
         batches[st['name']] = learn._runlog_batches
         prev = st['name']
-    if learn is None: learn = _final_learner(cfg, data, out, arch, void, weights, prev)
+    if learn is None: learn = _final_learner(cfg, data, out, arch, void, weights, prev, cache)
     with learn.distrib_ctx(sync_bn=False): res = learn.validate()   # each rank validates 1/N; the metrics gather
     names = ['valid_loss'] + [m.name for m in learn.metrics]
     final = dict(zip(names, map(float, res)))
@@ -313,25 +315,25 @@ def _trim_log(fn:Path, meta:dict):
     with open(tmp, 'w', newline='') as f: csv.writer(f).writerows(keep)
     os.replace(tmp, fn)
 
-def _learner(cfg, st, data, out, arch, void, weights):
-    dls = stage_dls(cfg, st, data)
+def _learner(cfg, st, data, out, arch, void, weights, cache=None):
+    dls = stage_dls(cfg, st, data, cache)
     learn = seg_learner(dls, arch, void=void, weights=weights, ignore_void=cfg['ignore_void'], pretrained=cfg['pretrained'],
                         precision=cfg['precision'], wd=st.get('wd', 1e-2), path=out, model_dir='models')
     if st.get('freeze', False) and cfg['pretrained']: learn.freeze()
     else: learn.unfreeze()
     return learn
 
-def _final_learner(cfg, data, out, arch, void, weights, prev):
+def _final_learner(cfg, data, out, arch, void, weights, prev, cache=None):
     "A learner with the last stage's best weights, for a resumed run that had nothing left to train"
-    learn = _learner(cfg, cfg['stages'][-1], data, out, arch, void, weights)
+    learn = _learner(cfg, cfg['stages'][-1], data, out, arch, void, weights, cache)
     learn.load(prev, with_opt=False)
     return learn
 
 # %% ../nbs/05_train.ipynb #86667658
 def run_stage(cfg:dict, i:int, st:dict, data:Path, out:Path, arch, void, weights, prev:str|None, ck:dict|None,
-              start:int, meta:dict, cbs:list|None=None)->Learner:
+              start:int, meta:dict, cbs:list|None=None, cache=None)->Learner:
     "Build the stage's learner, load the previous weights (or the checkpoint), and fit inside `distrib_ctx`"
-    learn = _learner(cfg, st, data, out, arch, void, weights)
+    learn = _learner(cfg, st, data, out, arch, void, weights, cache)
     save = SaveModelCallback(cfg['monitor'], fname=st['name'], at_end=False, reset_on_fit=ck is None)
     if ck is not None:
         get_model(learn.model).load_state_dict(ck['model'])
@@ -427,7 +429,10 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--valid-suffix', help="the seed's split: a file stem ending with this is in validation (e.g. 0)")
     p.add_argument('--valid-names', help="the seed's split: file of names (one per line) whose paths are in validation")
     p.add_argument('--seed', type=int)
-    p.add_argument('--num-workers', type=int, help='DataLoader workers per process')
+    p.add_argument('--num-workers', type=int, help='DataLoader workers per process (default: 0 on CPU, else cores per GPU, at most 8)')
+    p.add_argument('--cache', nargs='?', const=True, metavar='DIR',
+                   help='decode the data set once into a memory-mapped cache (in DATA/.segdist_cache, or in DIR) and train from it')
+    p.add_argument('--item-sz', help="resize every item to 'S' or 'H,W' first (images of different sizes); the cache's storage size")
     p.add_argument('--no-check', action='store_true', help='skip the data check')
     return p
 
@@ -435,7 +440,7 @@ def config_from_args(argv:list|None=None)->tuple:
     "(config, run folder, resume) from command-line arguments"
     a = train_parser().parse_args(argv)
     cfg = load_config(a.config)
-    for k in ('data', 'arch', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names'):
+    for k in ('data', 'arch', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache'):
         v = getattr(a, k)
         if v is not None: cfg[k] = v
     if isinstance(cfg['void'], str) and cfg['void'].isdigit(): cfg['void'] = int(cfg['void'])
@@ -444,6 +449,7 @@ def config_from_args(argv:list|None=None)->tuple:
         w = a.weights.lower()
         cfg['weights'] = None if w == 'none' else 'median_freq' if w == 'median_freq' else [float(o) for o in a.weights.split(',')]
     if a.no_check: cfg['check'] = False
+    if a.item_sz is not None: cfg['item_sz'] = parse_size(a.item_sz)
     stages = cfg['stages']
     if a.stages:
         want = a.stages.split(',')
