@@ -65,7 +65,7 @@ def plain_steps(model:nn.Module, # The model (trained in place)
         kw = dict(ddp_kw or {}); hook = kw.pop('comm_hook', None)
         m = nn.parallel.DistributedDataParallel(m, device_ids=[dev.index] if dev.type == 'cuda' else None, **kw)
         if hook: m.register_comm_hook(None, {'fp16': default_hooks.fp16_compress_hook, 'bf16': default_hooks.bf16_compress_hook}[hook])
-    opt = torch.optim.Adam(m.parameters(), lr=lr, weight_decay=wd)
+    opt = torch.optim.AdamW(m.parameters(), lr=lr, weight_decay=wd, betas=(0.9, 0.99), eps=1e-5)   # as `seg_opt`
     dtype = {'fp16': torch.float16, 'bf16': torch.bfloat16}.get(precision)
     scaler = torch.amp.GradScaler(dev.type, enabled=precision == 'fp16')
     times = []
@@ -213,7 +213,7 @@ def bench_worker(cfg:dict)->dict|None:
     imgs = cfg['bs'] * ws
     def fit_times(l):
         tm = StepTimer(n)
-        with l.distrib_ctx(sync_bn=False, kwargs_handlers=[ddp_kwargs(**ddp_kw)]):
+        with l.no_bar(), l.no_logging(), l.distrib_ctx(sync_bn=False, kwargs_handlers=[ddp_kwargs(**ddp_kw)]):
             l.fit(10_000, 1e-3, cbs=tm)
         return tm.times
     def timed(key, what, times):

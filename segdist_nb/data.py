@@ -17,9 +17,9 @@ from fastai.vision.all import *
 from fastai.distributed import rank0_first
 
 # %% auto #0
-__all__ = ['synth_codes', 'make_synthetic', 'synthetic_once', 'DataError', 'read_codes', 'MaskPath', 'ReplaceInPath',
-           'check_data', 'segdist_check_data', 'seg_palette', 'seg_tfms', 'valid_txt_splitter', 'default_splitter',
-           'check_split', 'seg_dls']
+__all__ = ['synth_codes', 'mask_layouts', 'make_synthetic', 'synthetic_once', 'DataError', 'read_codes', 'MaskPath',
+           'ReplaceInPath', 'check_root', 'layout_hint', 'check_data', 'segdist_check_data', 'seg_palette', 'seg_tfms',
+           'valid_txt_splitter', 'default_splitter', 'check_split', 'seg_dls']
 
 # %% ../nbs/00_data.ipynb #2f322ce6
 synth_codes = ['background', 'circle', 'square', 'triangle', 'void']
@@ -162,6 +162,37 @@ def _check_pair(args):
                      f'fix the mask or add those classes to codes.txt')
     return probs
 
+# %% ../nbs/00_data.ipynb #2ddbb95f
+def check_root(path:Path|str, # Data set root
+              )->Path:
+    "`path` as a `Path`, or a `DataError` saying that the folder does not exist"
+    path = Path(path)
+    if not path.exists(): raise DataError([f'the data set folder {path} does not exist: check the path (--data)'])
+    if not path.is_dir(): raise DataError([f'{path} is a file, not a data set folder: give the folder that holds images/ and codes.txt'])
+    return path
+
+# %% ../nbs/00_data.ipynb #d5dd4bc0
+mask_layouts = ['labels/{stem}_P{suffix}', 'labels/{stem}{suffix}', 'labels/{stem}_P.png', 'labels/{stem}.png',
+                'labels/{stem}_mask{suffix}', 'labels/{stem}_mask.png', 'masks/{stem}{suffix}', 'masks/{stem}.png',
+                'masks/{stem}_mask{suffix}', 'masks/{stem}_mask.png', 'annotations/{stem}.png', 'gt/{stem}.png']
+
+def layout_hint(path:Path, # Data set root
+                fns:list, # Image files
+                tmpl:str, # The mask template that found no mask
+                n:int=50, # Images tried
+               )->str|None:
+    "When another common mask layout (`mask_layouts`) fits most images, the option that selects it"
+    fns, best = fns[:n], None
+    for t in mask_layouts:
+        if t == tmpl: continue
+        k = sum(MaskPath(path, t)(f).is_file() for f in fns)
+        if k > len(fns) // 2 and (best is None or k > best[1]): best = (t, k)
+    if best is None: return None
+    t, k = best
+    return (f"no image has a mask at {str(path/tmpl)!r}, but {k} of the {len(fns)} images tried have one at {str(path/t)!r}: "
+            f"pass --labels '{t}' (train.py, segdist-check-data, segdist-cache), labels: '{t}' in a config, or "
+            f"label_fn=MaskPath(path, '{t}') in Python")
+
 # %% ../nbs/00_data.ipynb #3cc006b2
 def check_data(path:Path|str, # Data set root
                codes:list|None=None, # Class names; default: read `path/codes.txt`
@@ -170,7 +201,7 @@ def check_data(path:Path|str, # Data set root
                n_workers:int|None=None, # Processes that read files; default: all cores when there are many files
               )->list: # The image files, when there is no problem
     "Check every image/mask pair under `path`; raise one `DataError` that lists every problem found"
-    path = Path(path)
+    path = check_root(path)
     if codes is None: codes = read_codes(path/'codes.txt')
     label_fn = ifnone(label_fn, MaskPath(path))
     if not (path/images).is_dir():
@@ -182,6 +213,7 @@ def check_data(path:Path|str, # Data set root
     for f, m in zip(fns, msks):
         if m.is_file(): pairs.append((f, m, len(codes)))
         else: probs.append(f'image {f} has no mask (expected {m}): add the mask or remove the image')
+    if not pairs and isinstance(label_fn, MaskPath) and (hint := layout_hint(path, fns, label_fn.tmpl)): raise DataError([hint], str(path))
     expected = set(msks)
     for d in sorted({m.parent for m in msks if m.parent.is_dir()}):
         for m in get_image_files(d, recurse=False):
@@ -293,4 +325,4 @@ def seg_dls(path:Path|str, # Data set root (images/, labels/, codes.txt, optiona
                        batch_tfms=seg_tfms(sz))
     if cache is not None and cache is not False: kwargs.update(_cache_kwargs(path, fns, label_fn, item_sz, cache))
     kwargs.setdefault('pin_memory', torch.device(ifnone(kwargs.get('device'), default_device())).type == 'cuda')
-    return dblock.dataloaders(path, bs=bs, **kwargs)
+    return dblock.dataloaders(path, path=path, bs=bs, **kwargs)   # `path`: where the learner saves (fastai's convention)

@@ -6,15 +6,18 @@ Docs: https://segdist.github.io/segdist_nb/distributed.html.md"""
 
 # %% ../nbs/04_distributed.ipynb #ace50d06
 from __future__ import annotations
-import os, sys
+import os, sys, time
 from datetime import timedelta
 import torch, torch.distributed as dist
 from fastcore.all import *
 from fastai.torch_core import LongTensor, rank_distrib, num_distrib, set_seed
 from fastai.distributed import DistributedDL
+import fastprogress.fastprogress
+from fastai.basics import defaults, noop
+from fastai.callback.progress import ProgressCallback
 
 # %% auto #0
-__all__ = ['setup_distrib', 'print0']
+__all__ = ['LineProgressCallback', 'log_progress', 'setup_distrib', 'print0', 'run_name']
 
 # %% ../nbs/04_distributed.ipynb #0debdd9c
 @patch
@@ -23,6 +26,38 @@ def _broadcast(self:DistributedDL, t, rank):
     t = LongTensor(t).to('cuda' if dist.get_backend() == 'nccl' else 'cpu')
     dist.broadcast(t, rank)
     return t.cpu().tolist()
+
+# %% ../nbs/04_distributed.ipynb #0ef6ed3a
+class LineProgressCallback(ProgressCallback):
+    "fastai's `ProgressCallback` for logs: the table of epochs, one line per epoch, and no progress-bar frames"
+    @property
+    def name(self): return 'progress'   # as `ProgressCallback`, so that `learn.no_bar()` finds it
+    def before_fit(self):
+        self.old_logger, self.names = noop, None
+        if self.learn.logger != noop:
+            self.old_logger, self.learn.logger = self.logger, self._write_stats
+            self._write_stats(self.recorder.metric_names)
+    def before_epoch(self): pass
+    def _launch_pbar(self): pass
+    def after_train(self): pass
+    def after_validate(self): pass
+    def after_batch(self): pass
+    def after_fit(self): self.learn.logger = self.old_logger
+    def _write_stats(self, log):
+        log = [f'{o:.6f}' if isinstance(o, float) else str(o) for o in log]
+        if self.names is None: self.names = [o.ljust(8) for o in log]; line = '  '.join(self.names)
+        else: line = '  '.join(o.ljust(len(n)) for o, n in zip(log, self.names))
+        print(line.rstrip(), flush=True)
+
+def log_progress(lines:bool|None=None, # One line per epoch; default: when standard output is not a terminal
+                )->bool: # Whether lines are printed instead of bars
+    "Print one line per epoch instead of progress-bar frames where output goes to a file or a pipe"
+    if IN_NOTEBOOK: return False
+    lines = ifnone(lines, not sys.stdout.isatty())
+    fastprogress.fastprogress.NO_BAR = lines
+    swap = {ProgressCallback: LineProgressCallback} if lines else {LineProgressCallback: ProgressCallback}
+    defaults.callbacks = [swap.get(c, c) for c in defaults.callbacks]
+    return lines
 
 # %% ../nbs/04_distributed.ipynb #5869e847
 def _init_after_restart():
@@ -47,6 +82,7 @@ def setup_distrib(seed:int|None=None, # Base random seed; rank r uses `seed + r`
     rank = rank_distrib()
     if seed is not None: set_seed(seed + rank)
     if quiet and rank > 0: sys.stdout = open(os.devnull, 'w')
+    log_progress()
     _init_after_restart()
     return rank
 
@@ -54,3 +90,11 @@ def setup_distrib(seed:int|None=None, # Base random seed; rank r uses `seed + r`
 def print0(*args, **kwargs):
     "`print` on rank 0 only"
     if rank_distrib() == 0: print(*args, **kwargs)
+
+# %% ../nbs/04_distributed.ipynb #ca92ad2f
+def run_name()->str:
+    "A readable run name (the start time, `YYYYmmdd-HHMMSS`), the same on every rank of a launch"
+    name = time.strftime('%Y%m%d-%H%M%S')
+    if num_distrib() <= 1 or os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True': return name
+    store = dist.TCPStore(os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']), is_master=False, timeout=timedelta(minutes=5))
+    return store.compare_set('segdist/run_name', '', name).decode()

@@ -16,7 +16,7 @@ from .metrics import *
 
 # %% auto #0
 __all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'seg_precision',
-           'pretrained_file', 'load_encoder', 'seg_learner']
+           'pretrained_file', 'load_encoder', 'seg_opt', 'seg_learner']
 
 # %% ../nbs/03_model.ipynb #89ded331
 def dls_codes(dls:DataLoaders)->list|None:
@@ -134,6 +134,14 @@ def load_encoder(learn:Learner, # A U-Net learner whose encoder is `learn.model[
     learn.model[0].load_state_dict(body.state_dict())
     learn.freeze()
 
+# %% ../nbs/03_model.ipynb #8372d40f
+def seg_opt(params, # Parameter groups, from the learner's splitter
+            lr:float=defaults.lr, # Learning rate (fastai's schedulers set it)
+            **kwargs, # Passed to `torch.optim.AdamW`
+           )->OptimWrapper:
+    "torch's `AdamW` in fastai's `OptimWrapper`, with the betas and eps of fastai's `Adam`"
+    return OptimWrapper(params, opt=torch.optim.AdamW, lr=lr, **{**dict(betas=(0.9, 0.99), eps=1e-5), **kwargs})
+
 # %% ../nbs/03_model.ipynb #5e706956
 def seg_learner(dls:DataLoaders, # From `seg_dls`
                 arch:Callable=resnet34, # torchvision encoder architecture
@@ -145,6 +153,7 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
                 ignore_void:bool=False, # Also leave void pixels out of the loss (`ignore_index`)
                 metrics:list|None=None, # Default: `seg_metrics` (acc_all, acc_clss, miou, dice, fwiou)
                 self_attention:bool=True, # The seed's self-attention U-Net
+                opt_func:Callable=seg_opt, # The optimizer (default: torch's AdamW, above)
                 **kwargs, # Passed to `unet_learner`
                )->Learner:
     "The seed's `unet_learner` with weighted cross-entropy, exact metrics, the precision for the device"
@@ -154,7 +163,7 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
     wt = tensor(w).float() if w is not None else None
     loss = CrossEntropyLossFlat(axis=1, weight=wt, **({'ignore_index': void} if ignore_void and void is not None else {}))
     learn = unet_learner(dls, arch, pretrained=False, loss_func=loss, metrics=ifnone(metrics, seg_metrics(n, void)),
-                         wd=wd, self_attention=self_attention, **kwargs)
+                         wd=wd, self_attention=self_attention, opt_func=opt_func, **kwargs)
     learn.model.register_buffer('class_weights', wt if wt is not None else torch.ones(n))
     fn = pretrained_file(arch, pretrained)
     if fn is not None: load_encoder(learn, arch, fn)

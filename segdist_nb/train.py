@@ -21,10 +21,10 @@ from .model import *
 from .distributed import *
 
 # %% auto #0
-__all__ = ['seed_stages', 'stage_keys', 'default_config', 'scale_stages', 'check_config', 'load_config', 'fit_one_cycle_from',
-           'atomic_save', 'EpochCheckpoint', 'load_checkpoint', 'RunLog', 'stage_dls', 'RunError', 'plan_run', 'train',
-           'run_stage', 'plot_losses', 'plot_iou', 'plot_results', 'plot_confusion', 'save_plots', 'train_parser',
-           'config_from_args', 'main', 'tiny_args', 'KillAt']
+__all__ = ['seed_stages', 'stage_keys', 'default_config', 'keep_choices', 'scale_stages', 'check_config', 'load_config',
+           'fit_one_cycle_from', 'atomic_save', 'EpochCheckpoint', 'load_checkpoint', 'RunLog', 'stage_dls', 'RunError',
+           'plan_run', 'train', 'tidy_run', 'run_stage', 'plot_losses', 'plot_iou', 'plot_results', 'plot_confusion',
+           'save_plots', 'train_parser', 'config_from_args', 'main', 'tiny_args', 'KillAt']
 
 # %% ../nbs/05_train.ipynb #a7b94776
 seed_stages = [
@@ -36,6 +36,8 @@ stage_keys = {'name', 'sz', 'bs', 'epochs', 'lr', 'pct_start', 'wd', 'freeze'}
 
 default_config = dict(
     data=None,              # data set root; None = the synthetic demo set in data/synth (made if missing)
+    images='images',        # image folder, relative to the data set root
+    labels='labels/{stem}_P{suffix}',  # mask path template, relative to the data set root (`MaskPath`)
     arch='resnet34',        # torchvision encoder
     pretrained=False,       # False, True (torch's local cache) or a weights file
     void=None,              # void class, index or name
@@ -50,6 +52,7 @@ default_config = dict(
     num_workers=None,       # DataLoader workers per process; None = `default_workers()`: 0 on CPU, else cores per GPU (at most 8)
     check=True,             # check the data set before training
     monitor='valid_loss',   # what SaveModelCallback keeps the best of
+    keep='final',           # what a finished run keeps: 'final' (model.pkl), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)
     synth_n=200,            # size of the synthetic demo set when it is made
     stages=seed_stages,
 )
@@ -73,6 +76,8 @@ def scale_stages(stages:list, # Stage dicts
     return out
 
 # %% ../nbs/05_train.ipynb #c6678ce9
+keep_choices = ('final', 'stages', 'all')
+
 def check_config(cfg:dict, # A config
                  where:str='config', # Where it came from, for messages
                 )->dict:
@@ -85,6 +90,7 @@ def check_config(cfg:dict, # A config
         if miss or extra: raise ValueError(f'{where}: stage {i} ({st.get("name")}) misses {sorted(miss)} or has unknown {sorted(extra)}; '
                                            f'stage keys are {sorted(stage_keys)}')
     if len(set(names)) != len(names): raise ValueError(f'{where}: stage names must be unique, got {names}')
+    if cfg['keep'] not in keep_choices: raise ValueError(f"{where}: keep={cfg['keep']!r}: choose one of {keep_choices}")
     return cfg
 
 def load_config(fn:str|Path|None=None, # YAML/JSON file, or None for the defaults
@@ -199,12 +205,13 @@ def _splitter(cfg:dict):
 def stage_dls(cfg:dict, st:dict, data:Path, cache=None)->DataLoaders:
     "The stage's `DataLoaders` (`plan_run` has checked the data and the split), from the cache when there is one"
     return seg_dls(data, sz=st['sz'], bs=st['bs'], splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
+                   label_fn=MaskPath(data, cfg['labels']), images=cfg['images'],
                    num_workers=ifnone(cfg['num_workers'], default_workers()), cache=cache)
 
 # %% ../nbs/05_train.ipynb #c082c2e7
 def _prepare_data(cfg:dict)->Path:
     "The data set root; the synthetic demo set is made (by rank 0 first) when `data` is None"
-    if cfg['data'] is not None: return Path(cfg['data'])
+    if cfg['data'] is not None: return check_root(cfg['data'])
     return synthetic_once('data/synth', n=cfg['synth_n'], size=96)
 
 # %% ../nbs/05_train.ipynb #6c8ab4ba
@@ -221,8 +228,9 @@ def plan_run(cfg:dict, # A config (see `default_config`)
     codes = read_codes(data/'codes.txt')
     # rank 0 alone reads every file: the other ranks would repeat the same reads, and if rank 0 finds a problem the
     # launcher stops them
-    fns = check_data(data, codes) if cfg['check'] and rank_distrib() == 0 else get_image_files(data/'images')
-    if not fns: raise DataError([f"{data/'images'} holds no image files: put the images there"], str(data))
+    label_fn, images = MaskPath(data, cfg['labels']), cfg['images']
+    fns = check_data(data, codes, label_fn, images) if cfg['check'] and rank_distrib() == 0 else get_image_files(data/images)
+    if not fns: raise DataError([f"{data/images} holds no image files: put the images there, or pass --images"], str(data))
     void = void_idx(cfg['void'], codes)
     arch = getattr(torchvision.models, cfg['arch'], None)
     if arch is None: raise ValueError(f"arch {cfg['arch']!r} is not a torchvision model (e.g. resnet18, resnet34, resnet50)")
@@ -245,6 +253,9 @@ def plan_run(cfg:dict, # A config (see `default_config`)
                                  f"{meta['arch']} on {meta['n_classes']}: resume with the same config, or start a new --out")
             if m['stage'] >= len(cfg['stages']):
                 raise ValueError(f"{ck_fn} is from stage {m['stage']}, but this config has {len(cfg['stages'])} stages: resume with the same stages")
+        elif (out/'final.json').exists():
+            raise FileExistsError(f'the run in {out} has finished (final.json) and kept no checkpoint: there is nothing to resume; '
+                                  f'start a new --out')
         elif not int(os.environ.get('TORCHELASTIC_RESTART_COUNT', 0)):
             raise FileNotFoundError(f'--resume: no checkpoint at {ck_fn}: start without --resume')
     if rank_distrib() == 0:  # rank 0 alone, which writes config.json: the launcher stops the others if it fails
@@ -265,7 +276,8 @@ def train(cfg:dict, # A config (see `default_config`)
     try:  # every input problem is one `RunError`, raised before anything is written
         cfg = check_config(dict(cfg))
         p = plan_run(cfg, out, resume)
-        cache = seg_cache(p.data, p.fns, MaskPath(p.data), None if cfg['cache'] is True else cfg['cache'], cfg['item_sz']) if cfg['cache'] else None
+        cache = seg_cache(p.data, p.fns, MaskPath(p.data, cfg['labels']), None if cfg['cache'] is True else cfg['cache'],
+                          cfg['item_sz']) if cfg['cache'] else None
         if rank == 0:
             try:
                 for d in ('models', 'ckpt', 'ranks'): (out/d).mkdir(parents=True, exist_ok=True)
@@ -281,7 +293,7 @@ def train(cfg:dict, # A config (see `default_config`)
     weights = cfg['weights']
     if weights == 'median_freq':
         dls0 = seg_dls(data, sz=cfg['stages'][0]['sz'], bs=1, splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
-                       num_workers=0, cache=cache)
+                       label_fn=MaskPath(data, cfg['labels']), images=cfg['images'], num_workers=0, cache=cache)
         weights = class_weights(dls0, weights, void)
     prev, learn, batches = None, None, {}
     for i, st in enumerate(cfg['stages']):
@@ -302,6 +314,7 @@ def train(cfg:dict, # A config (see `default_config`)
         (out/'final.json').write_text(json.dumps(final, indent=1))
         save_plots(learn, out)
         learn.export((out/'model.pkl.tmp').absolute()); os.replace(out/'model.pkl.tmp', out/'model.pkl')
+        tidy_run(out, cfg['keep'])
     print0('final: ' + ', '.join(f'{k} {v:.4f}' for k, v in final.items()) + f'\nrun folder: {out}')
     return learn
 
@@ -328,6 +341,19 @@ def _final_learner(cfg, data, out, arch, void, weights, prev, cache=None):
     learn = _learner(cfg, cfg['stages'][-1], data, out, arch, void, weights, cache)
     learn.load(prev, with_opt=False)
     return learn
+
+# %% ../nbs/05_train.ipynb #74af3869
+def tidy_run(out:Path, # A finished run's folder
+             keep:str='final', # One of `keep_choices`
+            )->list: # The files removed
+    "Remove what a finished run does not keep: the resume checkpoint (unless 'all') and each stage's weights ('final')"
+    gone = ([out/'ckpt'/'last.pth'] if keep != 'all' else []) + (sorted((out/'models').glob('*.pth')) if keep == 'final' else [])
+    gone = [f for f in gone if f.exists()]
+    mb = sum(f.stat().st_size for f in gone) / 2**20
+    for f in gone: f.unlink()
+    if gone: print0(f"kept model.pkl ({(out/'model.pkl').stat().st_size / 2**20:.0f} MB); removed {len(gone)} weight file(s), {mb:.0f} MB "
+                    f"(--keep {'stages' if keep == 'final' else 'all'} keeps them)")
+    return gone
 
 # %% ../nbs/05_train.ipynb #86667658
 def run_stage(cfg:dict, i:int, st:dict, data:Path, out:Path, arch, void, weights, prev:str|None, ck:dict|None,
@@ -414,7 +440,9 @@ def train_parser()->argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='train.py', description="Train the seed's segmentation recipe (run it with segdist_nb.launch for N processes)")
     p.add_argument('--config', help='YAML/JSON file with keys of default_config (stages, arch, ...)')
     p.add_argument('--data', help='data set root (images/, labels/, codes.txt); default: synthetic demo set in data/synth')
-    p.add_argument('--out', help='run folder; default runs/<time>')
+    p.add_argument('--images', help="image folder, relative to --data (default 'images')")
+    p.add_argument('--labels', help="mask path template, relative to --data, with {stem}, {suffix}, {name} (default 'labels/{stem}_P{suffix}')")
+    p.add_argument('--out', help='run folder; default runs/<start time>, the same for every rank')
     p.add_argument('--resume', action='store_true', help='continue the run in --out from its last finished epoch')
     p.add_argument('--arch', help='torchvision encoder, e.g. resnet34')
     p.add_argument('--pretrained', help="'false', 'true' (torch's local cache) or a weights file")
@@ -434,13 +462,14 @@ def train_parser()->argparse.ArgumentParser:
                    help='decode the data set once into a memory-mapped cache (in DATA/.segdist_cache, or in DIR) and train from it')
     p.add_argument('--item-sz', help="resize every item to 'S' or 'H,W' first (images of different sizes); the cache's storage size")
     p.add_argument('--no-check', action='store_true', help='skip the data check')
+    p.add_argument('--keep', choices=keep_choices, help="what a finished run keeps: 'final' (model.pkl, the default), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)")
     return p
 
 def config_from_args(argv:list|None=None)->tuple:
     "(config, run folder, resume) from command-line arguments"
     a = train_parser().parse_args(argv)
     cfg = load_config(a.config)
-    for k in ('data', 'arch', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache'):
+    for k in ('data', 'arch', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep'):
         v = getattr(a, k)
         if v is not None: cfg[k] = v
     if isinstance(cfg['void'], str) and cfg['void'].isdigit(): cfg['void'] = int(cfg['void'])
@@ -457,7 +486,7 @@ def config_from_args(argv:list|None=None)->tuple:
         if miss: raise ValueError(f"--stages {miss} not in the config's stages {[s['name'] for s in stages]}")
         stages = [s for s in stages if s['name'] in want]
     cfg['stages'] = scale_stages(stages, a.epochs_scale, a.sz_scale, a.bs, a.lr_scale)
-    out = Path(a.out) if a.out else Path('runs')/os.environ.get('TORCHELASTIC_RUN_ID', time.strftime('%Y%m%d-%H%M%S'))
+    out = Path(a.out) if a.out else Path('runs')/run_name()
     resume = a.resume or int(os.environ.get('TORCHELASTIC_RESTART_COUNT', 0)) > 0
     return check_config(cfg), out, resume
 
