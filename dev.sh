@@ -2,8 +2,9 @@
 # The project's two entry points, from a fresh clone:
 #   bash dev.sh demo [train.py options]   set up .venv, make the synthetic data set, train the demo on 2 CPU processes
 #   bash dev.sh test [--fast]             set up .venv, check notebook/package sync and cleanliness,
-#                                         validate the GitHub workflows, build and check the docs (headless
-#                                         Chromium), run the fast notebooks in Jupyter, run every notebook test
+#                                         validate the GitHub workflows, run the fast notebooks in Jupyter, run every
+#                                         notebook test (outputs saved in nbs_exec/), check nbs/ is left as it was,
+#                                         build and check the docs with those outputs (headless Chromium)
 #   bash dev.sh docs                      build the docs without Quarto into _docs_offline/ and check them
 # Both create (or reuse) ./.venv and install the project into it with its dev extra.
 # PYTHON picks the interpreter (default python3, >= 3.10); TORCH_INDEX_URL, when set, is where torch comes from
@@ -34,7 +35,7 @@ cells = json.load(open('nbs/index.ipynb'))['cells']
 out = []
 for c in cells:
     src = ''.join(c['source']).strip()
-    if c['cell_type'] == 'markdown': out.append(src)
+    if c['cell_type'] == 'markdown': out.append(src.replace('](images/', '](nbs/images/'))   # the notebook's images, seen from the root
     elif not src.startswith('#| hide'): out.append('```python\n' + src + '\n```')
 open('README.md', 'w').write('<!-- made from nbs/index.ipynb by `bash dev.sh readme`: edit the notebook, not this file -->\n\n' + '\n\n'.join(out) + '\n')
 PY
@@ -81,12 +82,17 @@ jupyter_check() {
      04_distributed.ipynb 05b_predict.ipynb index.ipynb 2>&1 | { grep -v 'without encryption' || true; })
 }
 
+nbs_files() { (cd nbs && find . -path ./.ipynb_checkpoints -prune -o -type f -print | sort); }
+
 run_tests() {
+  # every notebook's tests, on copies in nbs_exec/ (same depth as nbs/, so relative paths hold), saving their outputs
+  # there for the docs (tools/docs.py build); tests write only into temporary folders: nbs/ must not change
   local flags="slow"; [ "${1:-}" = "--fast" ] && flags=""
   local n; n=$(ls nbs/[0-9]*.ipynb nbs/index.ipynb | wc -l)
   local log; log=$(mktemp)
+  rm -rf nbs_exec; cp -r nbs nbs_exec
   set +e
-  (cd nbs && nbdev-test --flags "$flags" --n-workers "${NBDEV_WORKERS:-2}" --timing) 2>&1 | tee "$log"
+  nbdev-test nbs_exec --flags "$flags" --n-workers "${NBDEV_WORKERS:-2}" --timing --save 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   set -e
   local failed; failed=$(awk '/Failed On The Following Notebooks/{f=1;next} f && /ipynb/{c++} END{print c+0}' "$log")
@@ -110,9 +116,14 @@ case "$cmd" in
     setup
     sync_check
     workflow_check
-    docs_check
+    before=$(nbs_files)
     jupyter_check
-    run_tests "$@" ;;
+    run_tests "$@"
+    if [ "$(nbs_files)" != "$before" ]; then
+      diff <(echo "$before") <(nbs_files) || true
+      echo "FAIL: the tests left files in nbs/ (above): tests must write only into temporary folders they remove"; exit 1
+    fi
+    docs_check ;;
   *)
     echo "usage: bash dev.sh demo [train.py options] | bash dev.sh test [--fast] | bash dev.sh docs | bash dev.sh readme"; exit 2 ;;
 esac

@@ -23,8 +23,9 @@ from .distributed import *
 # %% auto #0
 __all__ = ['seed_stages', 'stage_keys', 'default_config', 'keep_choices', 'scale_stages', 'check_config', 'load_config',
            'fit_one_cycle_from', 'atomic_save', 'EpochCheckpoint', 'load_checkpoint', 'RunLog', 'stage_dls', 'RunError',
-           'plan_run', 'train', 'tidy_run', 'run_stage', 'plot_losses', 'plot_iou', 'plot_results', 'plot_confusion',
-           'save_plots', 'train_parser', 'config_from_args', 'main', 'tiny_args', 'KillAt']
+           'plan_run', 'RunTimer', 'final_metrics', 'train', 'tidy_run', 'run_stage', 'plot_losses', 'plot_iou',
+           'plot_results', 'plot_confusion', 'save_plots', 'train_parser', 'config_from_args', 'main', 'tiny_args',
+           'KillAt']
 
 # %% ../nbs/05_train.ipynb #a7b94776
 seed_stages = [
@@ -229,7 +230,11 @@ def plan_run(cfg:dict, # A config (see `default_config`)
     # rank 0 alone reads every file: the other ranks would repeat the same reads, and if rank 0 finds a problem the
     # launcher stops them
     label_fn, images = MaskPath(data, cfg['labels']), cfg['images']
-    fns = check_data(data, codes, label_fn, images) if cfg['check'] and rank_distrib() == 0 else get_image_files(data/images)
+    fns = get_image_files(data/images)
+    if cfg['check'] and rank_distrib() == 0:
+        if cfg['cache'] and cache_checked(data, codes, fns, label_fn, None if cfg['cache'] is True else cfg['cache'], cfg['item_sz']):
+            print0('data check: the cache of these files records that they passed it; not read again')
+        else: fns = check_data(data, codes, label_fn, images)
     if not fns: raise DataError([f"{data/images} holds no image files: put the images there, or pass --images"], str(data))
     void = void_idx(cfg['void'], codes)
     arch = getattr(torchvision.models, cfg['arch'], None)
@@ -264,6 +269,31 @@ def plan_run(cfg:dict, # A config (see `default_config`)
             raise FileExistsError(f'run folder {out} already holds a run: pass --resume to continue it, or choose another --out')
     return AttrDict(data=data, codes=codes, void=void, arch=arch, ck=ck, meta=meta, fns=fns)
 
+# %% ../nbs/05_train.ipynb #cdce6345
+class RunTimer:
+    "Seconds spent in each part of a run, the first part (start-up: imports, arguments) from the process's start"
+    def __init__(self):
+        import psutil
+        self.t = time.time(); self.parts = {'start-up': self.t - psutil.Process().create_time()}
+    def __call__(self, part:str):
+        "Charge the time since the last call to `part`"
+        now = time.time(); self.parts[part] = self.parts.get(part, 0.) + now - self.t; self.t = now
+    def __repr__(self): return 'time: ' + ', '.join(f'{k} {v:.1f} s' for k, v in self.parts.items()) + f'; total {sum(self.parts.values()):.1f} s'
+
+def final_metrics(learn:Learner, # The final learner, with the best weights of the last stage
+                  monitor:str='valid_loss', # What `SaveModelCallback` kept the best of
+                 )->dict:
+    "Validation loss and metrics of the final weights: the recorder's last epoch when it is the best one, else a validation"
+    names = ['valid_loss'] + [m.name for m in learn.metrics]
+    rec = getattr(learn, 'recorder', None)
+    cols = list(rec.metric_names[1:-1]) if rec is not None else []
+    if rec is not None and rec.values and monitor in cols and not getattr(learn, '_resumed', True):
+        vals = [v[cols.index(monitor)] for v in rec.values]
+        best = int(np.argmin(vals) if 'loss' in monitor or 'error' in monitor else np.argmax(vals))   # SaveModelCallback's rule
+        if best == len(vals) - 1: return dict(zip(names, map(float, rec.values[-1][1:])))
+    with learn.distrib_ctx(sync_bn=False): res = learn.validate()   # each rank validates 1/N; the metrics gather
+    return dict(zip(names, map(float, res)))
+
 # %% ../nbs/05_train.ipynb #64181e65
 def train(cfg:dict, # A config (see `default_config`)
           out:Path|str, # The run folder
@@ -271,18 +301,20 @@ def train(cfg:dict, # A config (see `default_config`)
           cbs:list|None=None, # Extra callbacks for every fit (e.g. for tests)
          )->Learner:
     "Run every stage of `cfg` in this process; return the final learner"
-    out = Path(out)
+    out, tm = Path(out), RunTimer()
     rank = setup_distrib(cfg.get('seed'))
     try:  # every input problem is one `RunError`, raised before anything is written
         cfg = check_config(dict(cfg))
         p = plan_run(cfg, out, resume)
+        tm('checks')
         cache = seg_cache(p.data, p.fns, MaskPath(p.data, cfg['labels']), None if cfg['cache'] is True else cfg['cache'],
-                          cfg['item_sz']) if cfg['cache'] else None
+                          cfg['item_sz'], checked=p.codes if cfg['check'] else None) if cfg['cache'] else None
         if rank == 0:
             try:
                 for d in ('models', 'ckpt', 'ranks'): (out/d).mkdir(parents=True, exist_ok=True)
             except OSError as e: raise PermissionError(f'run folder {out} cannot be written ({e.strerror}): choose another --out') from None
     except (ValueError, OSError) as e: raise RunError(str(e)) from e
+    if cache is not None: tm('cache')
     data, codes, void, arch, ck, meta = p.data, p.codes, p.void, p.arch, p.ck, p.meta
     if ck is not None:
         m = ck['meta']
@@ -295,6 +327,7 @@ def train(cfg:dict, # A config (see `default_config`)
         dls0 = seg_dls(data, sz=cfg['stages'][0]['sz'], bs=1, splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
                        label_fn=MaskPath(data, cfg['labels']), images=cfg['images'], num_workers=0, cache=cache)
         weights = class_weights(dls0, weights, void)
+        tm('class weights')
     prev, learn, batches = None, None, {}
     for i, st in enumerate(cfg['stages']):
         start = 0
@@ -303,19 +336,21 @@ def train(cfg:dict, # A config (see `default_config`)
             if i < m['stage'] or (i == m['stage'] and m['epoch'] + 1 >= m['n_epoch']): prev = st['name']; continue
             if i == m['stage']: start = m['epoch'] + 1
         learn = run_stage(cfg, i, st, data, out, arch, void, weights, prev, ck if start else None, start, meta, cbs, cache)
+        learn._resumed = bool(start)
         batches[st['name']] = learn._runlog_batches
         prev = st['name']
+        tm(f"stage {st['name']}")
     if learn is None: learn = _final_learner(cfg, data, out, arch, void, weights, prev, cache)
-    with learn.distrib_ctx(sync_bn=False): res = learn.validate()   # each rank validates 1/N; the metrics gather
-    names = ['valid_loss'] + [m.name for m in learn.metrics]
-    final = dict(zip(names, map(float, res)))
+    final = final_metrics(learn, cfg['monitor'])
+    tm('final validation')
     (out/'ranks'/f'rank{rank}.json').write_text(json.dumps(dict(batches=batches, digest=_digest(learn.model), metrics=final), indent=1))
     if rank == 0:
         (out/'final.json').write_text(json.dumps(final, indent=1))
-        save_plots(learn, out)
+        save_plots(learn, out); tm('plots')
         learn.export((out/'model.pkl.tmp').absolute()); os.replace(out/'model.pkl.tmp', out/'model.pkl')
-        tidy_run(out, cfg['keep'])
-    print0('final: ' + ', '.join(f'{k} {v:.4f}' for k, v in final.items()) + f'\nrun folder: {out}')
+        tidy_run(out, cfg['keep']); tm('export')
+        (out/'timing.json').write_text(json.dumps(tm.parts, indent=1))
+    print0('final: ' + ', '.join(f'{k} {v:.4f}' for k, v in final.items()) + f'\n{tm}\nrun folder: {out}')
     return learn
 
 # %% ../nbs/05_train.ipynb #a5910ae4

@@ -1,15 +1,21 @@
 """Offline docs build, for machines without Quarto (which `nbdev-docs` needs; the GitHub deploy workflow uses it).
 
-    python tools/docs.py build    # nbdev's notebook processing (nbdev-proc-nbs), then one HTML page per notebook through nbconvert, in _docs_offline/
-    python tools/docs.py check    # every exported symbol documented, no error output, every local link resolves
-    python tools/docs.py shot     # open index.html in headless Chromium: navigation rendered, screenshot saved
+    python tools/docs.py build    # nbdev's notebook processing (nbdev-proc-nbs), the outputs of the executed notebooks, then
+                                  # one HTML page per notebook through nbconvert, in _docs_offline/
+    python tools/docs.py check    # every exported symbol documented, every chapter shows outputs, no error output,
+                                  # every local link and image resolves
+    python tools/docs.py shot     # every page in headless Chromium: navigation rendered, every image loaded; screenshot saved
+
+The notebooks are committed without outputs. `bash dev.sh test` runs them with nbdev-test on copies in nbs_exec/ and
+saves the outputs there (`--save`); `build` puts those outputs into the pages, cell by cell id. The GitHub deploy
+workflow does the same before Quarto renders the site.
 """
 import html, json, os, re, shutil, subprocess, sys
 import yaml
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PROC, OUT = ROOT/'_proc', ROOT/'_docs_offline'
+PROC, OUT, EXEC = ROOT/'_proc', ROOT/'_docs_offline', ROOT/'nbs_exec'
 SITE = 'https://segdist.github.io/segdist_nb/'
 
 def page_name(nb: Path) -> str:
@@ -46,6 +52,19 @@ def _prepare(nb: dict) -> tuple:
     nb['nbformat_minor'] = max(nb.get('nbformat_minor', 5), 5)
     return title, nb
 
+def merge_outputs(proc:Path, exec_dir:Path) -> int:
+    "Copy the outputs of the executed notebooks in `exec_dir` into the processed ones in `proc`, matching cells by id"
+    n = 0
+    for p in sorted(proc.glob('*.ipynb')):
+        e = exec_dir/p.name
+        if not e.exists(): continue
+        outs = {c['id']: c['outputs'] for c in json.loads(e.read_text())['cells'] if c['cell_type'] == 'code' and c.get('outputs')}
+        nb = json.loads(p.read_text())
+        for c in nb['cells']:
+            if c['cell_type'] == 'code' and c.get('id') in outs: c['outputs'] = outs[c['id']]; n += 1
+        p.write_text(json.dumps(nb))
+    return n
+
 def build():
     "Process the notebooks with nbdev and write one HTML page each, with a navigation bar, to _docs_offline/"
     import nbformat
@@ -53,6 +72,8 @@ def build():
     shutil.rmtree(PROC, ignore_errors=True); shutil.rmtree(OUT, ignore_errors=True)
     from nbdev.serve import proc_nbs          # what nbdev-proc-nbs runs, without its attempt to install Quarto
     proc_nbs(str(ROOT/'nbs'), n_workers=0)
+    if EXEC.exists(): print(f'docs: outputs of {merge_outputs(PROC, EXEC)} cells from {EXEC.name}/')
+    else: print(f'docs: no {EXEC.name}/ (made by bash dev.sh test): the pages show no outputs')
     nbs = sorted(PROC.glob('*.ipynb'), key=lambda p: (p.stem != 'index', p.stem))
     pages = []
     for nb in nbs:
@@ -90,8 +111,12 @@ def check() -> list:
             page, _, anchor = url.replace(SITE, '').partition('#')
             if page not in pages: probs.append(f'{sym}: no page {page}')
             elif anchor and anchor.lower() not in low[page]: probs.append(f'{sym}: no anchor #{anchor} in {page}')
+    want_out = EXEC.exists()
     for n, t in pages.items():
         body = t[t.find('<body'):]
+        if want_out and not re.search(r'class="jp-OutputArea-output', body): probs.append(f'{n}: shows no output')
+        for src in re.findall(r'<img[^>]+src="([^"]+)"', body):
+            if not src.startswith('data:') and not re.match(r'^https?:', src) and not (OUT/src).exists(): probs.append(f'{n}: image {src} not found')
         if re.search(r'data-mime-type="application/vnd\.jupyter\.stderr"|Traceback \(most recent call last\)', body):
             probs.append(f'{n}: shows error output')
         for href in re.findall(r'href="([^"]+)"', t):
@@ -103,8 +128,11 @@ def check() -> list:
             elif anchor and page in pages and anchor.lower() not in low[page]: probs.append(f'{n}: link to missing anchor {href}')
     return probs
 
+_img_js = """<script>window.addEventListener('load', () => setTimeout(() => document.documentElement.setAttribute('data-imgs',
+  JSON.stringify([...document.images].map(i => [i.getAttribute('src').slice(0, 80), i.complete ? i.naturalWidth : -1]))), 500));</script>"""
+
 def shot() -> Path:
-    "Render index.html in headless Chromium; check the navigation reached the DOM; save a screenshot"
+    "Render every page in headless Chromium: navigation in the index, every image loaded (natural width > 0); a screenshot"
     exe = shutil.which('chromium') or shutil.which('chromium-browser') or shutil.which('google-chrome')
     if exe is None:
         msg = 'docs: headless Chromium not found (Debian package chromium, or google-chrome)'
@@ -112,15 +140,29 @@ def shot() -> Path:
         print(msg + ': SKIPPED the rendering check (CI runs it)'); return None
     flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
              '--disable-component-update', '--disable-sync', f'--user-data-dir={OUT}/.chromium', '--window-size=1280,1000']
-    url = (OUT/'index.html').as_uri()
-    dom = subprocess.run([exe, *flags, '--dump-dom', url], capture_output=True, text=True, timeout=120).stdout
+    def dom(page):
+        "The page's DOM after load, with the images' natural widths (a copy of the page with a script, beside it)"
+        tmp = OUT/f'_shot_{page}'
+        tmp.write_text(re.sub(r'</body>', _img_js.replace('\\', '\\\\') + '</body>', (OUT/page).read_text(), count=1))
+        try: return subprocess.run([exe, *flags, '--virtual-time-budget=5000', '--dump-dom', tmp.as_uri()], capture_output=True,
+                                   text=True, timeout=120).stdout
+        finally: tmp.unlink()
     want = [page_name(p) for p in PROC.glob('*.ipynb')]
-    miss = [p for p in want if f'href="{p}"' not in dom]
-    if 'segdist-nav' not in dom or miss: raise SystemExit(f'docs: the rendered index lacks navigation to {miss}')
+    d = dom('index.html')
+    miss = [p for p in want if f'href="{p}"' not in d]
+    if 'segdist-nav' not in d or miss: raise SystemExit(f'docs: the rendered index lacks navigation to {miss}')
+    bad, n_img = [], 0
+    for page in want:
+        m = re.search(r"data-imgs=\"([^\"]*)\"", dom(page) if page != 'index.html' else d)
+        if m is None: bad.append(f'{page}: the image check did not run'); continue
+        imgs = json.loads(html.unescape(m.group(1)))
+        n_img += len(imgs)
+        bad += [f'{page}: image {src} did not load' for src, w in imgs if not w or w <= 0]
+    if bad: raise SystemExit('docs: ' + '; '.join(bad))
     png = OUT/'screenshot.png'
-    subprocess.run([exe, *flags, f'--screenshot={png}', url], capture_output=True, timeout=120)
+    subprocess.run([exe, *flags, f'--screenshot={png}', (OUT/'index.html').as_uri()], capture_output=True, timeout=120)
     if not png.exists() or png.stat().st_size < 10_000: raise SystemExit('docs: no screenshot written')
-    print(f'docs: index renders with navigation to {len(want)} pages; screenshot {png}')
+    print(f'docs: {len(want)} pages render, the index with navigation to all; {n_img} images loaded; screenshot {png}')
     return png
 
 if __name__ == '__main__':
@@ -129,7 +171,7 @@ if __name__ == '__main__':
     elif cmd == 'check':
         probs = check()
         for p in probs: print('docs:', p)
-        print(f'docs check: {"FAILED, " + str(len(probs)) + " problem(s)" if probs else "every symbol documented, no error output, links resolve"}')
+        print(f'docs check: {"FAILED, " + str(len(probs)) + " problem(s)" if probs else "every symbol documented, every chapter shows outputs, no error output, links and images resolve"}')
         sys.exit(1 if probs else 0)
     elif cmd == 'shot': shot()
     else: sys.exit(__doc__)
