@@ -230,6 +230,8 @@ def bench_worker(cfg:dict)->dict|None:
     res['pipeline'], res['pipeline_cache'] = pipeline_rate(dls.train), pipeline_rate(dlc.train, 32)   # items/s of one process
     res['allreduce_s'] = _allreduce_s(4 * res['n_params'])
     res['n_train'] = len(dls.train_ds)
+    if dist.is_initialized():   # leave together: a rank that exits while the group is alive can abort in gloo's threads
+        dist.barrier(); dist.destroy_process_group()
     return res if rank == 0 else None
 
 # %% ../nbs/06_benchmark.ipynb #5b3bd4ca

@@ -191,7 +191,7 @@ def _gather(a:np.ndarray, # Mapped array, one item per row
     for i, r in enumerate(rows): tn[i] = a[r]
     return t
 
-# %% ../nbs/00a_cache.ipynb #6dde790c
+# %% ../nbs/00a_cache.ipynb #5d51bcec
 class SegCache:
     "A built cache, mapped read-only: `imgs` (N, 3, H, W) and `msks` (N, H, W) uint8, one row per image file"
     def __init__(self, folder:Path|str, # A folder made by `build_cache`
@@ -220,6 +220,16 @@ class SegCache:
     def batch(self, rows:np.ndarray)->tuple:
         "Images and masks of `rows`, as fastai's `TensorImage` and `TensorMask`"
         return TensorImage(_gather(self.imgs, rows)), TensorMask(_gather(self.msks, rows))
+    def crops(self, rows:np.ndarray, # Rows to take
+              size:tuple, # (height, width) of the windows
+              corners:list, # (top, left) of each row's window
+             )->tuple:
+        "Windows of the images and masks of `rows`: only their pixels are read"
+        (h, w), x, y = size, [], []
+        for r, (t, l) in zip(rows, corners):
+            x.append(torch.from_numpy(np.ascontiguousarray(self.imgs[r, :, t:t + h, l:l + w])))
+            y.append(torch.from_numpy(np.ascontiguousarray(self.msks[r, t:t + h, l:l + w])))
+        return TensorImage(torch.stack(x)), TensorMask(torch.stack(y))
 
 # %% ../nbs/00a_cache.ipynb #282650a3
 def _caches(dest:Path)->list:
@@ -280,13 +290,14 @@ def cache_checked(path:Path|str, # Data set root
     except CacheError: return False
     return fn.exists() and json.loads(fn.read_text()).get('checked') == list(codes)
 
-# %% ../nbs/00a_cache.ipynb #1f0d2e1d
+# %% ../nbs/00a_cache.ipynb #8232e7e1
 class CacheDL(TfmdDL):
     "fastai's `TfmdDL`, gathering each batch from a `SegCache` when it has one: no file is opened or decoded"
     def __init__(self, dataset=None, # As for `TfmdDL`: items are image files
                  cache:SegCache|None=None, # The cache holding those files
+                 crop:int|tuple|None=None, # Random windows of this size in training, centre ones in validation (`seg_dls(crop=True)`)
                  **kwargs):
-        self.cache, self._rows = cache, None
+        self.cache, self._rows, self.crop = cache, None, crop
         super().__init__(dataset, **kwargs)
     @property
     def rows(self)->np.ndarray:
@@ -294,10 +305,19 @@ class CacheDL(TfmdDL):
         if self._rows is None: self._rows = self.cache.rows(self.dataset.items)
         return self._rows
     def new(self, dataset=None, cls=None, **kwargs):
-        if 'cache' not in kwargs and (dataset is None or dataset is self.dataset): kwargs['cache'] = self.cache
+        if 'cache' not in kwargs and (dataset is None or dataset is self.dataset): kwargs.update(cache=self.cache, crop=self.crop)
         return super().new(dataset, cls, **kwargs)
     def do_item(self, s): return super().do_item(s) if self.cache is None else ifnone(s, 0)
-    def create_batch(self, b): return super().create_batch(b) if self.cache is None else self.cache.batch(self.rows[np.asarray(b)])
+    def create_batch(self, b):
+        if self.cache is None: return super().create_batch(b)
+        rows = self.rows[np.asarray(b)]
+        return self.cache.batch(rows) if self.crop is None else self.cache.crops(rows, _hw(self.crop), self._corners(len(rows)))
+    def _corners(self, n:int)->list:
+        "(top, left) of `n` windows: random in training (this loader's random state), centred in validation"
+        (H, W), (h, w) = self.cache.man['shape'][1:], _hw(self.crop)
+        if h > H or w > W: raise CacheError([f'crop {w}x{h} is larger than the cached images ({W}x{H}): crop smaller, or store larger'])
+        if getattr(self.dataset, 'split_idx', 0): return [((H - h) // 2, (W - w) // 2)] * n
+        return [(self.rng.randint(0, H - h), self.rng.randint(0, W - w)) for _ in range(n)]
     def retain(self, res, b): return super().retain(res, b) if self.cache is None else res
 
 # %% ../nbs/00a_cache.ipynb #47131012

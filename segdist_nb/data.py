@@ -25,19 +25,20 @@ __all__ = ['synth_codes', 'mask_layouts', 'make_synthetic', 'synthetic_once', 'D
 synth_codes = ['background', 'circle', 'square', 'triangle', 'void']
 _synth_hue = {1: (220, 60, 50), 2: (60, 200, 70), 3: (60, 90, 230)}
 
-def _synth_pair(rng:np.random.Generator, size:int, grey:bool):
+def _synth_pair(rng:np.random.Generator, size:int|tuple, grey:bool, shapes:tuple=(1, 4), radius:tuple=(0.12, 0.25)):
     "One synthetic image (uint8 HxWx3) and index mask (uint8 HxW)"
+    h, w = (size, size) if isinstance(size, int) else size
     c0, c1 = rng.integers(0, 140, 3), rng.integers(0, 140, 3)
-    t = np.linspace(0, 1, size)[:, None, None]
-    bg = (c0 * (1 - t) + c1 * t) * np.ones((1, size, 1))
+    t = np.linspace(0, 1, h)[:, None, None]
+    bg = (c0 * (1 - t) + c1 * t) * np.ones((1, w, 1))
     img = Image.fromarray(bg.astype(np.uint8))
-    msk = Image.new('L', (size, size), 0)
+    msk = Image.new('L', (w, h), 0)
     di, dm = ImageDraw.Draw(img), ImageDraw.Draw(msk)
     void = len(synth_codes) - 1
-    for _ in range(rng.integers(1, 4)):
+    for _ in range(rng.integers(*shapes)):
         cls = int(rng.integers(1, 4))
-        r = rng.uniform(0.12, 0.25) * size
-        cx, cy = rng.uniform(r, size - r, 2)
+        r = rng.uniform(*radius) * min(h, w)
+        cx, cy = rng.uniform([r, r], [w - r, h - r])
         col = tuple(int(v) for v in np.clip(np.array(_synth_hue[cls]) + rng.integers(-35, 35, 3), 0, 255))
         box = [cx - r, cy - r, cx + r, cy + r]
         if cls == 1: fi, fm = di.ellipse, dm.ellipse
@@ -47,7 +48,7 @@ def _synth_pair(rng:np.random.Generator, size:int, grey:bool):
             fi, fm = di.polygon, dm.polygon
         fi(box, fill=col, outline=col)
         fm(box, fill=cls, outline=void)
-    a = np.asarray(img).astype(np.float32) + rng.normal(0, 12, (size, size, 3))
+    a = np.asarray(img).astype(np.float32) + rng.normal(0, 12, (h, w, 3))
     a = np.clip(a, 0, 255).astype(np.uint8)
     if grey: a = a.mean(-1).astype(np.uint8)
     return a, np.asarray(msk)
@@ -55,10 +56,12 @@ def _synth_pair(rng:np.random.Generator, size:int, grey:bool):
 # %% ../nbs/00_data.ipynb #cb393d63
 def make_synthetic(path:Path|str, # Folder to create (or fill) with `images/`, `labels/`, `codes.txt`, `valid.txt`
                    n:int=64, # Number of image/mask pairs
-                   size:int=64, # Side of the square images, in pixels
+                   size:int|tuple=64, # Side of the square images, or (height, width), in pixels
                    seed:int=0, # Random seed: the same seed gives the same files
                    pct_valid:float=0.2, # Share of the pairs listed in `valid.txt`
                    grey:bool=False, # Write single-channel (greyscale) images
+                   shapes:tuple=(1, 4), # Shapes per image: at least, and fewer than
+                   radius:tuple=(0.12, 0.25), # Shape radius range, as a share of the image's shorter side
                   )->Path:
     "Write a synthetic shapes segmentation data set to `path` and return `path`"
     path = Path(path)
@@ -67,7 +70,7 @@ def make_synthetic(path:Path|str, # Folder to create (or fill) with `images/`, `
     rng = np.random.default_rng(seed)
     names = [f'synth_{i:05d}' for i in range(n)]
     for nm in names:
-        a, m = _synth_pair(rng, size, grey)
+        a, m = _synth_pair(rng, size, grey, shapes, radius)
         Image.fromarray(a).save(path/'images'/f'{nm}.png')
         Image.fromarray(m, mode='L').save(path/'labels'/f'{nm}_P.png')
     (path/'codes.txt').write_text('\n'.join(synth_codes) + '\n')
@@ -311,6 +314,7 @@ def seg_dls(path:Path|str, # Data set root (images/, labels/, codes.txt, optiona
             check:bool=True, # Run `check_data` first
             images:str='images', # Image folder, relative to `path`
             cache=None, # Decode once into a memory-mapped cache (next chapter): True (in `path`), a folder, or a `SegCache`
+            crop:bool=False, # Train on random crops of `sz` at native resolution (validation: centre crops) instead of resizing
             **kwargs, # Passed to `DataBlock.dataloaders` (e.g. `num_workers`, `device`)
            )->DataLoaders:
     "The seed's segmentation `DataLoaders` for the data set at `path`"
@@ -321,8 +325,8 @@ def seg_dls(path:Path|str, # Data set root (images/, labels/, codes.txt, optiona
     splitter = ifnone(splitter, default_splitter(path, fns))
     check_split(splitter(fns), len(fns), str(path))
     dblock = DataBlock(blocks=(ImageBlock, MaskBlock(codes)), get_items=lambda _: fns, get_y=label_fn,
-                       splitter=splitter, item_tfms=Resize(item_sz, method='squish') if item_sz else None,
+                       splitter=splitter, item_tfms=[*([Resize(item_sz, method='squish')] if item_sz else []), *([RandomCrop(sz)] if crop else [])],
                        batch_tfms=seg_tfms(sz))
-    if cache is not None and cache is not False: kwargs.update(_cache_kwargs(path, fns, label_fn, item_sz, cache))
+    if cache is not None and cache is not False: kwargs.update(_cache_kwargs(path, fns, label_fn, item_sz, cache), crop=sz if crop else None)
     kwargs.setdefault('pin_memory', torch.device(ifnone(kwargs.get('device'), default_device())).type == 'cuda')
     return dblock.dataloaders(path, path=path, bs=bs, **kwargs)   # `path`: where the learner saves (fastai's convention)

@@ -71,7 +71,7 @@ class SegStats:
         if self.void is not None: k[self.void] = False
         return k
     def per_class(self)->pd.DataFrame:
-        "IoU, Dice and pixel share of each non-void class; NaN for a class absent from both target and prediction"
+        "IoU, Dice, precision, recall and pixel share of each non-void class; NaN where a ratio has nothing to count"
         cm = self.cm.double().numpy()
         k = self.keep
         cm = cm[k]                                   # drop void target pixels; predicting void stays an error
@@ -79,9 +79,9 @@ class SegStats:
         fn = cm.sum(1) - tp
         fp = cm[:, k].sum(0) - tp
         with np.errstate(invalid='ignore', divide='ignore'):
-            iou, dice = tp / (tp + fp + fn), 2 * tp / (2 * tp + fp + fn)
+            iou, dice, prec, rec = tp / (tp + fp + fn), 2 * tp / (2 * tp + fp + fn), tp / (tp + fp), tp / (tp + fn)
         share = cm.sum(1) / max(cm.sum(), 1)
-        return pd.DataFrame(dict(cls=np.flatnonzero(k), iou=iou, dice=dice, pixel_share=share))
+        return pd.DataFrame(dict(cls=np.flatnonzero(k), iou=iou, dice=dice, precision=prec, recall=rec, pixel_share=share))
 
 # %% ../nbs/02_metrics.ipynb #27fcd588
 def _acc_all(s:SegStats):

@@ -1,4 +1,4 @@
-"""`segdist-predict MODEL IMAGES OUT`: index masks as palette PNGs for a folder of images of any size.
+"""`segdist-predict MODEL IMAGES OUT`: index masks as palette PNGs for images of any size, whole or by overlapping tiles.
 
 Docs: https://segdist.github.io/segdist_nb/predict.html.md"""
 
@@ -6,18 +6,20 @@ Docs: https://segdist.github.io/segdist_nb/predict.html.md"""
 
 # %% ../nbs/05b_predict.ipynb #2135db9b
 from __future__ import annotations
-import argparse, json, sys
+import argparse, json, sys, warnings
 from pathlib import Path
 import numpy as np, torch
 import torch.nn.functional as F
 from PIL import Image
 from fastcore.all import *
 from fastai.vision.all import *
+import fastprogress.fastprogress
 from fastprogress.fastprogress import progress_bar
 from .data import seg_palette
 
 # %% auto #0
-__all__ = ['palette_png', 'overlay', 'model_size', 'predict_folder', 'segdist_predict']
+__all__ = ['palette_png', 'overlay', 'model_size', 'LearnerModel', 'OnnxModel', 'load_model', 'tile_starts', 'tile_weights',
+           'predict_tiled', 'predict_masks', 'predict_folder', 'segdist_predict']
 
 # %% ../nbs/05b_predict.ipynb #b4cac954
 def palette_png(mask:np.ndarray, # (H, W) class indices
@@ -37,66 +39,196 @@ def overlay(img:Image.Image, # The image
     col = palette[mask]
     return Image.fromarray((np.asarray(img.convert('RGB')) * (1 - alpha) + col * alpha).astype(np.uint8))
 
-# %% ../nbs/05b_predict.ipynb #d7dfe72d
-def model_size(learn:Learner)->int|tuple:
-    "The size the learner's batch transforms resize to (its last training size)"
+# %% ../nbs/05b_predict.ipynb #7fd2b04a
+def _hw(sz)->tuple:
+    "(height, width) from an int or a pair"
+    return (int(sz), int(sz)) if isinstance(sz, (int, np.integer)) else tuple(int(o) for o in sz)
+
+def model_size(learn:Learner)->tuple:
+    "The size (height, width) the learner's batch transforms resize to: its last training size"
     sz = first(t.size for t in learn.dls.after_batch.fs if getattr(t, 'size', None) is not None)
     if sz is None: raise ValueError('the learner has no resizing batch transform: pass the size with --sz')
-    return sz
+    return _hw(sz)
 
-def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`) or a `Learner`
+class LearnerModel:
+    "A fastai learner (`model.pkl`) as a function from images in 0..1 to class probabilities, with its normalisation and precision"
+    def __init__(self, learn:Learner, # An exported (or any) segmentation learner
+                 cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
+                ):
+        self.device = torch.device('cpu' if ifnone(cpu, not torch.cuda.is_available()) else default_device())
+        self.learn, self.model = learn, learn.model.to(self.device).eval()
+        norm = first(t for t in learn.dls.after_batch.fs if isinstance(t, Normalize))
+        self.mean, self.std = [torch.as_tensor(o).float().reshape(1, -1, 1, 1).to(self.device)
+                               for o in ((norm.mean, norm.std) if norm is not None else (0., 1.))]
+        n = get_c(learn.dls) or learn.model[-1][-1].out_channels
+        self.codes, self.void, self.sz = getattr(learn, 'codes', None) or [str(i) for i in range(n)], getattr(learn, 'void', None), model_size(learn)
+        prec = getattr(learn, 'precision', 'fp32')
+        self.amp, self.dtype = self.device.type == 'cuda' and prec in ('fp16', 'bf16'), torch.bfloat16 if prec == 'bf16' else torch.float16
+    def probs(self, x:Tensor)->Tensor:
+        "Class probabilities (N, C, H, W) of images `x` (N, 3, H, W) in 0..1"
+        with torch.no_grad(), torch.autocast(self.device.type, dtype=self.dtype, enabled=self.amp):
+            return self.model((x.to(self.device) - self.mean) / self.std).float().softmax(1)
+
+class OnnxModel:
+    "An exported ONNX model (chapter 05d) on onnxruntime: the same interface as `LearnerModel`, no fastai needed"
+    def __init__(self, fn:Path|str, # An .onnx file written by `export_onnx`
+                 cpu:bool|None=None, # Force the CPU; default: CUDA when onnxruntime has it
+                ):
+        try: import onnxruntime as ort
+        except ImportError: raise ImportError(f'{fn} is an ONNX model: install onnxruntime (pip install "segdist_nb[export]")') from None
+        gpu = not cpu and 'CUDAExecutionProvider' in ort.get_available_providers()
+        self.sess = ort.InferenceSession(str(fn), providers=(['CUDAExecutionProvider'] if gpu else []) + ['CPUExecutionProvider'])
+        meta = self.sess.get_modelmeta().custom_metadata_map
+        if 'codes' not in meta: raise ValueError(f'{fn} has no class names in its metadata: export it with segdist-export')
+        self.codes, self.void, self.sz = json.loads(meta['codes']), json.loads(meta.get('void', 'null')), _hw(json.loads(meta['sz']))
+        self.multiple, self.device = int(meta.get('multiple', 32)), torch.device('cpu')
+    def probs(self, x:Tensor)->Tensor:
+        "Class probabilities (N, C, H, W) of images `x` (N, 3, H, W) in 0..1; sides padded to a multiple of 32 and cropped back"
+        h, w = x.shape[-2:]
+        ph, pw = -h % self.multiple, -w % self.multiple
+        if ph or pw: x = F.pad(x, (0, pw, 0, ph), mode='replicate')
+        out = self.sess.run(None, {self.sess.get_inputs()[0].name: x.detach().cpu().float().numpy()})[0]
+        return torch.from_numpy(out[..., :h, :w]).softmax(1)
+
+def load_model(model:Path|str|Learner, # `model.pkl`, an exported `.onnx`, or a `Learner`
+               cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
+              ):
+    "A `LearnerModel` or an `OnnxModel`, from what `model` is"
+    if isinstance(model, Learner): return LearnerModel(model, cpu)
+    model = Path(model)
+    if not model.is_file(): raise FileNotFoundError(f"model {model} does not exist: give a run's model.pkl or an .onnx from segdist-export")
+    if model.suffix.lower() == '.onnx': return OnnxModel(model, cpu)
+    with warnings.catch_warnings():   # fastai reminds that a pickle can run code: the user names this file, a run's own model
+        warnings.filterwarnings('ignore', message='load_learner` uses', category=UserWarning)
+        learn = load_learner(model, cpu=ifnone(cpu, not torch.cuda.is_available()))
+    return LearnerModel(learn, cpu)
+
+# %% ../nbs/05b_predict.ipynb #7f07ac7a
+def tile_starts(n:int, tile:int, stride:int)->list:
+    "Window starts covering `n` pixels with windows of `tile` every `stride`, the last flush with the end"
+    return [0] if n <= tile else sorted(set(range(0, n - tile, stride)) | {n - tile})
+
+def tile_weights(tile:int)->Tensor:
+    "A (tile, tile) blending weight: a sine window, 1 in the middle, near 0 at the edges"
+    w = torch.sin(torch.pi * (torch.arange(tile) + 0.5) / tile)
+    return w[:, None] * w[None]
+
+# %% ../nbs/05b_predict.ipynb #fee9d638
+def _pad_to(x:Tensor, tile:int)->Tensor:
+    "`x` (3, H, W) padded on the bottom and right to at least `tile` on each side (reflected when it can be)"
+    ph, pw = max(0, tile - x.shape[-2]), max(0, tile - x.shape[-1])
+    if not (ph or pw): return x
+    mode = 'reflect' if ph < x.shape[-2] and pw < x.shape[-1] else 'replicate'
+    return F.pad(x[None].float(), (0, pw, 0, ph), mode=mode)[0].to(x.dtype)
+
+def _tta(model, x:Tensor, tta:bool)->Tensor:
+    p = model.probs(x)
+    return (p + model.probs(x.flip(-1)).flip(-1)) / 2 if tta else p
+
+def predict_tiled(model, # A `LearnerModel` or `OnnxModel`
+                  img:Tensor, # (3, H, W) uint8 image
+                  tile:int, # Window side, pixels (a multiple of 32)
+                  overlap:float=0.25, # Share of a window that overlaps the next one
+                  bs:int=8, # Windows per batch
+                  tta:bool=False, # Average with the flipped windows' predictions
+                 )->np.ndarray: # (H, W) uint8 class indices
+    "Class index of every pixel of `img` from overlapping windows at native resolution, blended toward the windows' centres"
+    if tile % 32: raise ValueError(f'tile {tile}: the U-Net needs a multiple of 32, e.g. {max(32, tile // 32 * 32)}')
+    if not 0 <= overlap < 1: raise ValueError(f'overlap {overlap}: give a share of the window in [0, 1)')
+    H, W = img.shape[-2:]
+    x = _pad_to(img, tile)
+    Hp, Wp = x.shape[-2:]
+    stride = max(1, round(tile * (1 - overlap)))
+    ys, xs = tile_starts(Hp, tile, stride), tile_starts(Wp, tile, stride)
+    win, out = tile_weights(tile).to(model.device), np.zeros((Hp, Wp), np.uint8)
+    top, acc, wsum = 0, None, torch.zeros(0, Wp, device=model.device)
+    for j, y in enumerate(ys):
+        grow = y + tile - top - wsum.shape[0]
+        if grow > 0:
+            wsum = torch.cat([wsum, wsum.new_zeros(grow, Wp)])
+            if acc is not None: acc = torch.cat([acc, acc.new_zeros(acc.shape[0], grow, Wp)], 1)
+        for chunk in chunked(xs, bs):
+            p = _tta(model, torch.stack([x[:, y:y + tile, x0:x0 + tile] for x0 in chunk]).float().div(255), tta)
+            if acc is None: acc = p.new_zeros(p.shape[1], wsum.shape[0], Wp)
+            for x0, pk in zip(chunk, p):
+                acc[:, y - top:y - top + tile, x0:x0 + tile] += pk * win
+                wsum[y - top:y - top + tile, x0:x0 + tile] += win
+        nxt = ys[j + 1] if j + 1 < len(ys) else Hp
+        done = nxt - top   # rows above the next row of windows are final
+        out[top:nxt] = (acc[:, :done] / wsum[:done]).argmax(0).byte().cpu().numpy()
+        acc, wsum, top = acc[:, done:], wsum[done:], nxt
+    return out[:H, :W]
+
+# %% ../nbs/05b_predict.ipynb #c2c02b87
+def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `load_model`)
+                  fns:list, # Image files
+                  bs:int=8, # Images (whole) or windows (tiles) per batch
+                  tta:bool=False, # Average with the flipped image's prediction
+                  tile:int|None=None, # Predict by windows of this side at native resolution; None: whole images
+                  overlap:float=0.25, # Share of a window that overlaps the next (tiles)
+                  sz:int|tuple|None=None, # Size whole images are resized to; default: the model's training size
+                  progress:bool=True, # Show a progress bar
+                 ):
+    "Yield (file, image, (H, W) uint8 mask) for each image file: resized whole to the training size, or by tiles"
+    it = progress_bar(fns, leave=False) if progress and not fastprogress.fastprogress.NO_BAR else fns
+    if tile:
+        for fn in it:
+            img = PILImage.create(fn)
+            yield fn, img, predict_tiled(model, image2tensor(img), tile, overlap, bs, tta)
+        return
+    h, w = _hw(ifnone(sz, model.sz))
+    for chunk in chunked(it, bs):
+        imgs = [PILImage.create(f) for f in chunk]
+        x = torch.stack([image2tensor(im.resize((w, h), Image.BILINEAR)) for im in imgs]).float().div(255)   # fastai's squish Resize
+        p = _tta(model, x, tta)
+        for fn, im, pk in zip(chunk, imgs, p):
+            yield fn, im, F.interpolate(pk[None], size=(im.height, im.width), mode='bilinear', align_corners=False)[0].argmax(0).byte().cpu().numpy()
+
+# %% ../nbs/05b_predict.ipynb #64a5d545
+def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an `.onnx` file, or a `Learner`
                    images:Path|str, # Folder of images (searched recursively) or one image
                    out:Path|str, # Folder for the masks (created)
-                   bs:int=8, # Images per batch
+                   bs:int=8, # Images (whole) or windows (tiles) per batch
                    overlay_:bool=False, # Also write image+mask overlays to `out/overlay`
                    tta:bool=False, # Average with the prediction of the flipped image
-                   sz:int|None=None, # Model input size; default: the learner's training size
+                   sz:int|None=None, # Model input size for whole images; default: the training size
                    cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
+                   tile:int|None=None, # Predict by overlapping windows of this side, at native resolution
+                   overlap:float=0.25, # Share of a window that overlaps the next (tiles)
                   )->list: # The mask files written
     "Predict every image under `images` and write palette PNG masks to `out`"
-    if cpu is None: cpu = not torch.cuda.is_available()
-    learn = model if isinstance(model, Learner) else load_learner(model, cpu=cpu)
+    m = load_model(model, cpu)
     images, out = Path(images), Path(out)
     fns = [images] if images.is_file() else get_image_files(images)
     if not fns: raise FileNotFoundError(f'no image files in {images}')
-    sz = ifnone(sz, model_size(learn))
-    codes = getattr(learn, 'codes', None) or [str(i) for i in range(get_c(learn.dls) or learn.model[-1][-1].out_channels)]
-    pal = seg_palette(len(codes))
+    pal = seg_palette(len(m.codes))
     out.mkdir(parents=True, exist_ok=True)
     if overlay_: (out/'overlay').mkdir(exist_ok=True)
-    (out/'palette.json').write_text(json.dumps({c: pal[i].tolist() for i, c in enumerate(codes)}, indent=1))
-    dl = learn.dls.test_dl(fns, bs=bs, after_item=[Resize(sz, method=ResizeMethod.Squish), ToTensor()],
-                           device='cpu' if cpu else default_device())
-    model_ = learn.model.to(dl.device).eval()
-    written, i = [], 0
-    amp = dl.device.type == 'cuda' and getattr(learn, 'precision', 'fp32') in ('fp16', 'bf16')
-    dtype = torch.bfloat16 if getattr(learn, 'precision', '') == 'bf16' else torch.float16
-    for (xb,) in progress_bar(dl, leave=False):
-        with torch.no_grad(), torch.autocast(dl.device.type, dtype=dtype, enabled=amp):
-            p = model_(xb).float().softmax(1)
-            if tta: p = (p + model_(xb.flip(-1)).float().softmax(1).flip(-1)) / 2
-        for k in range(len(xb)):
-            fn = fns[i]; i += 1
-            img = Image.open(fn)
-            m = F.interpolate(p[k:k+1], size=img.size[::-1], mode='bilinear', align_corners=False)[0].argmax(0)
-            m = m.byte().cpu().numpy()
-            dst = out/fn.relative_to(images).with_suffix('.png') if images.is_dir() else out/(fn.stem + '.png')
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            palette_png(m, pal).save(dst); written.append(dst)
-            if overlay_: overlay(img, m, pal).save(out/'overlay'/(fn.stem + '.jpg'), quality=90)
+    (out/'palette.json').write_text(json.dumps({c: pal[i].tolist() for i, c in enumerate(m.codes)}, indent=1))
+    written = []
+    for fn, img, mask in predict_masks(m, fns, bs, tta, tile, overlap, sz):
+        dst = out/fn.relative_to(images).with_suffix('.png') if images.is_dir() else out/(fn.stem + '.png')
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        palette_png(mask, pal).save(dst); written.append(dst)
+        if overlay_: overlay(img, mask, pal).save(out/'overlay'/(fn.stem + '.jpg'), quality=90)
     return written
 
-# %% ../nbs/05b_predict.ipynb #22643d10
+# %% ../nbs/05b_predict.ipynb #89490e88
 @call_parse
-def segdist_predict(model:str, # Exported learner, e.g. runs/NAME/model.pkl
+def segdist_predict(model:str, # A run's model.pkl, or an .onnx from segdist-export
                     images:str, # Folder of images, or one image
                     out:str, # Folder for the masks
-                    bs:int=8, # Images per batch
+                    bs:int=8, # Images (whole) or windows (tiles) per batch
                     overlay:bool=False, # Also write image+mask overlays to OUT/overlay
                     tta:bool=False, # Average with the horizontally flipped image's prediction
-                    sz:int=None, # Model input size (default: its last training size)
+                    sz:int=None, # Model input size for whole images (default: its last training size)
+                    tile:int=None, # Predict by overlapping windows of this side (a multiple of 32) at native resolution
+                    overlap:float=0.25, # Share of a window that overlaps the next, with --tile
                     cpu:bool=False, # Use the CPU even when there is a GPU
                    ):
-    "Predict index masks (palette PNGs) for a folder of images with a trained segdist_nb model"
-    fns = predict_folder(model, images, out, bs=bs, overlay_=overlay, tta=tta, sz=sz, cpu=True if cpu else None)
+    "Predict index masks (palette PNGs) for a folder of images with a trained segdist_nb model (.pkl or .onnx)"
+    from segdist_nb.distributed import log_progress
+    log_progress()
+    try: fns = predict_folder(model, images, out, bs=bs, overlay_=overlay, tta=tta, sz=sz, cpu=True if cpu else None, tile=tile, overlap=overlap)
+    except (ValueError, FileNotFoundError, ImportError) as e: print(f'segdist-predict: error: {e}', file=sys.stderr); raise SystemExit(2)
     print(f'{len(fns)} masks written to {out}')

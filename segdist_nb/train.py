@@ -17,15 +17,15 @@ from .data import *
 from .cache import *
 from .split import FileSplitter
 from .metrics import *
+from .plots import *
 from .model import *
 from .distributed import *
 
 # %% auto #0
 __all__ = ['seed_stages', 'stage_keys', 'default_config', 'keep_choices', 'scale_stages', 'check_config', 'load_config',
            'fit_one_cycle_from', 'atomic_save', 'EpochCheckpoint', 'load_checkpoint', 'RunLog', 'stage_dls', 'RunError',
-           'plan_run', 'RunTimer', 'final_metrics', 'train', 'tidy_run', 'run_stage', 'plot_losses', 'plot_iou',
-           'plot_results', 'plot_confusion', 'save_plots', 'train_parser', 'config_from_args', 'main', 'tiny_args',
-           'KillAt']
+           'plan_run', 'RunTimer', 'final_metrics', 'train', 'tidy_run', 'run_stage', 'plot_losses', 'plot_results',
+           'save_plots', 'train_parser', 'config_from_args', 'main', 'tiny_args', 'KillAt']
 
 # %% ../nbs/05_train.ipynb #a7b94776
 seed_stages = [
@@ -33,7 +33,7 @@ seed_stages = [
     dict(name='stage-1-256', sz=256, bs=64, epochs=8, lr=2e-4, pct_start=0.9, wd=1e-2, freeze=True),
     dict(name='stage-2', sz=256, bs=64, epochs=8, lr=[5e-6, 9e-5], pct_start=0.8, wd=1e-2, freeze=False),
 ]
-stage_keys = {'name', 'sz', 'bs', 'epochs', 'lr', 'pct_start', 'wd', 'freeze'}
+stage_keys = {'name', 'sz', 'bs', 'epochs', 'lr', 'pct_start', 'wd', 'freeze', 'crop'}
 
 default_config = dict(
     data=None,              # data set root; None = the synthetic demo set in data/synth (made if missing)
@@ -207,7 +207,7 @@ def stage_dls(cfg:dict, st:dict, data:Path, cache=None)->DataLoaders:
     "The stage's `DataLoaders` (`plan_run` has checked the data and the split), from the cache when there is one"
     return seg_dls(data, sz=st['sz'], bs=st['bs'], splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
                    label_fn=MaskPath(data, cfg['labels']), images=cfg['images'],
-                   num_workers=ifnone(cfg['num_workers'], default_workers()), cache=cache)
+                   num_workers=ifnone(cfg['num_workers'], default_workers()), cache=cache, crop=st.get('crop', False))
 
 # %% ../nbs/05_train.ipynb #c082c2e7
 def _prepare_data(cfg:dict)->Path:
@@ -414,9 +414,6 @@ def run_stage(cfg:dict, i:int, st:dict, data:Path, out:Path, arch, void, weights
     return learn
 
 # %% ../nbs/05_train.ipynb #0c0a8052
-def _savefig(fig, fn):
-    fig.tight_layout(); fig.savefig(fn, dpi=80); plt.close(fig)
-
 def plot_losses(out:Path, fn:Path|None=None):
     "Train and valid loss of every epoch of every stage, from `out/metrics.csv`"
     rows = list(csv.DictReader(open(out/'metrics.csv')))
@@ -427,15 +424,7 @@ def plot_losses(out:Path, fn:Path|None=None):
         if i == 0 or r['name'] != rows[i - 1]['name']:
             ax.axvline(i - 0.5, color='grey', lw=0.5); ax.text(i - 0.4, ax.get_ylim()[1], r['name'], fontsize=7, va='top')
     ax.set_xlabel('epoch (all stages)'); ax.set_ylabel('loss'); ax.legend(fontsize=8)
-    _savefig(fig, fn or out/'loss.png')
-
-def plot_iou(learn:Learner, fn:Path):
-    "Bar chart of the IoU of each class after the last validation"
-    t = iou_table(learn).dropna()
-    fig, ax = plt.subplots(figsize=(6, 0.3 * len(t) + 1))
-    ax.barh(t.name.astype(str), t.iou, color=seg_palette(len(learn.codes))[t.cls] / 255)
-    ax.set_xlim(0, 1); ax.set_xlabel(f'IoU (mean {t.iou.mean():.3f})')
-    _savefig(fig, fn)
+    savefig(fig, fn or out/'loss.png')
 
 def plot_results(learn:Learner, fn:Path, n:int=4):
     "Validation images, true masks and predicted masks, in the class palette"
@@ -444,30 +433,14 @@ def plot_results(learn:Learner, fn:Path, n:int=4):
     with torch.no_grad(): pred = learn.model(xb).argmax(1)
     norm = first(t for t in learn.dls.after_batch.fs if isinstance(t, Normalize))
     imgs = norm.decode(TensorImage(xb)) if norm is not None else xb   # back to 0..1 colours
-    pal, n = seg_palette(len(learn.codes)), min(n, len(xb))
-    fig, axs = plt.subplots(n, 3, figsize=(6, 2 * n), squeeze=False)
-    for i in range(n):
-        for ax, im, t in zip(axs[i], [imgs[i].permute(1, 2, 0).cpu().clamp(0, 1), pal[yb[i].cpu()], pal[pred[i].cpu()]],
-                             ['image', 'truth', 'prediction']):
-            ax.imshow(im); ax.axis('off')
-            if i == 0: ax.set_title(t, fontsize=9)
-    _savefig(fig, fn)
-
-def plot_confusion(learn:Learner, fn:Path):
-    "Confusion matrix of the last validation, rows (targets) normalised, void rows left out"
-    st = first(m.stats for m in learn.metrics if isinstance(m, SegMetric))
-    cm = st.cm.double().numpy()[st.keep]
-    cm = cm / np.maximum(cm.sum(1, keepdims=True), 1)
-    fig, ax = plt.subplots(figsize=(0.45 * len(learn.codes) + 2, 0.45 * len(cm) + 1.5))
-    ax.imshow(cm, cmap='Blues', vmin=0, vmax=1)
-    ax.set_xticks(range(len(learn.codes)), learn.codes, rotation=90, fontsize=7)
-    ax.set_yticks(range(len(cm)), [c for c, k in zip(learn.codes, st.keep) if k], fontsize=7)
-    ax.set_xlabel('predicted'); ax.set_ylabel('true')
-    _savefig(fig, fn)
+    n = min(n, len(xb))
+    plot_triplets([(imgs[i].permute(1, 2, 0).cpu().clamp(0, 1), yb[i].cpu(), pred[i].cpu()) for i in range(n)], learn.codes, fn)
 
 def save_plots(learn:Learner, out:Path):
-    "loss.png, iou.png, results.png and confusion.png in the run folder"
-    plot_losses(out); plot_iou(learn, out/'iou.png'); plot_results(learn, out/'results.png'); plot_confusion(learn, out/'confusion.png')
+    "loss.png, iou.png, results.png and confusion.png in the run folder (the last two as `segdist-eval` draws them)"
+    stats = first(m.stats for m in learn.metrics if isinstance(m, SegMetric))
+    plot_losses(out); plot_iou(stats, learn.codes, out/'iou.png'); plot_results(learn, out/'results.png')
+    plot_confusion(stats, learn.codes, out/'confusion.png')
 
 # %% ../nbs/05_train.ipynb #16c0905a
 def train_parser()->argparse.ArgumentParser:

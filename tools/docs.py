@@ -114,7 +114,7 @@ def check() -> list:
     want_out = EXEC.exists()
     for n, t in pages.items():
         body = t[t.find('<body'):]
-        if want_out and not re.search(r'class="jp-OutputArea-output', body): probs.append(f'{n}: shows no output')
+        if want_out and not re.search(r'class="jp-OutputArea-child', body): probs.append(f'{n}: shows no output')
         for src in re.findall(r'<img[^>]+src="([^"]+)"', body):
             if not src.startswith('data:') and not re.match(r'^https?:', src) and not (OUT/src).exists(): probs.append(f'{n}: image {src} not found')
         if re.search(r'data-mime-type="application/vnd\.jupyter\.stderr"|Traceback \(most recent call last\)', body):
