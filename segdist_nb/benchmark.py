@@ -22,9 +22,9 @@ from .distributed import *
 from .launch import run_launch
 
 # %% auto #0
-__all__ = ['interconnects', 'StepTimer', 'rep_throughput', 'plain_steps', 'ddp_kwargs', 'pipeline_rate', 'upscale_data',
-           'pipeline_bench', 'bench_worker', 'predict_speedup', 'bench', 'summarize', 'report', 'plot_bench',
-           'bench_parser', 'segdist_bench']
+__all__ = ['interconnects', 'StepTimer', 'rep_throughput', 'plain_steps', 'pipeline_rate', 'upscale_data', 'pipeline_bench',
+           'bench_worker', 'predict_speedup', 'bench', 'summarize', 'report', 'plot_bench', 'bench_parser',
+           'segdist_bench']
 
 # %% ../nbs/06_benchmark.ipynb #b019686f
 class StepTimer(Callback):
@@ -55,16 +55,17 @@ def plain_steps(model:nn.Module, # The model (trained in place)
                 n:int, # Batches to run (cycling through `batches`)
                 precision:str='fp32', # 'fp32', 'fp16' or 'bf16'
                 lr:float=1e-3, wd:float=1e-2,
-                ddp_kw:dict|None=None, # Passed to `DistributedDataParallel`
+                ddp_kw:dict|None=None, # `ddp_kwargs` arguments (bucket size, static graph, communication hook)
                 sync:bool=True, # False: skip DDP's gradient all-reduce (`no_sync`), to time compute alone
                )->list: # Timestamps after each batch
     "Train `n` steps in a plain PyTorch (DDP when initialized) loop; return the time after each"
     dev = batches[0][0].device
     m = model.to(dev).train()
     if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
-        kw = dict(ddp_kw or {}); hook = kw.pop('comm_hook', None)
-        m = nn.parallel.DistributedDataParallel(m, device_ids=[dev.index] if dev.type == 'cuda' else None, **kw)
-        if hook: m.register_comm_hook(None, {'fp16': default_hooks.fp16_compress_hook, 'bf16': default_hooks.bf16_compress_hook}[hook])
+        h = ddp_kwargs(**(ddp_kw or {}))
+        m = nn.parallel.DistributedDataParallel(m, device_ids=[dev.index] if dev.type == 'cuda' else None, bucket_cap_mb=h.bucket_cap_mb,
+                                                static_graph=h.static_graph, gradient_as_bucket_view=h.gradient_as_bucket_view)
+        h.register_comm_hook(m)   # accelerate's code: the same hook as the learner's
     opt = torch.optim.AdamW(m.parameters(), lr=lr, weight_decay=wd, betas=(0.9, 0.99), eps=1e-5)   # as `seg_opt`
     dtype = {'fp16': torch.float16, 'bf16': torch.bfloat16}.get(precision)
     scaler = torch.amp.GradScaler(dev.type, enabled=precision == 'fp16')
@@ -81,18 +82,6 @@ def plain_steps(model:nn.Module, # The model (trained in place)
         if dev.type == 'cuda': torch.cuda.synchronize()
         times.append(time.perf_counter())
     return times
-
-# %% ../nbs/06_benchmark.ipynb #11d7c0cf
-def ddp_kwargs(bucket_cap_mb:int=25, # DDP gradient bucket size
-               static_graph:bool=False, # DDP `static_graph`
-               gradient_as_bucket_view:bool=False, # Not with fastai's optimizer, whose `zero_grad` detaches in place
-               comm_hook:str|None=None, # None, 'fp16' or 'bf16': compress gradients for the all-reduce
-              )->DistributedDataParallelKwargs:
-    "accelerate's DDP options for `distrib_ctx(kwargs_handlers=[...])`"
-    hooks = {None: DDPCommunicationHookType.NO, 'fp16': DDPCommunicationHookType.FP16, 'bf16': DDPCommunicationHookType.BF16}
-    if comm_hook not in hooks: raise ValueError(f'comm_hook={comm_hook!r}: choose None, fp16 or bf16')
-    return DistributedDataParallelKwargs(bucket_cap_mb=bucket_cap_mb, static_graph=static_graph,
-                                         gradient_as_bucket_view=gradient_as_bucket_view, comm_hook=hooks[comm_hook])
 
 # %% ../nbs/06_benchmark.ipynb #34a1f48f
 def pipeline_rate(dl:DataLoader, # A training `DataLoader`
@@ -203,7 +192,7 @@ def bench_worker(cfg:dict)->dict|None:
     dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False, cache=cache)
     arch = getattr(torchvision.models, cfg['arch'])
     ddp_kw = dict(bucket_cap_mb=cfg['bucket_mb'], static_graph=cfg['static_graph'], gradient_as_bucket_view=cfg['bucket_view'],
-                  comm_hook=cfg.get('comm_hook'))
+                  comm_hook=cfg.get('comm_hook'), powersgd_rank=cfg.get('powersgd_rank', 1), powersgd_warmup=cfg.get('powersgd_warmup', 2))
     def learner(d):
         set_seed(0)
         return seg_learner(d, arch, precision=cfg['precision'], pretrained=False)
@@ -211,10 +200,10 @@ def bench_worker(cfg:dict)->dict|None:
     res = dict(processes=ws, device=str(dls.device), precision=learn.precision)
     res['n_params'] = sum(p.numel() for p in learn.model.parameters() if p.requires_grad)
     imgs = cfg['bs'] * ws
-    def fit_times(l):
+    def fit_times(l, cbs=(), kw=ddp_kw):
         tm = StepTimer(n)
-        with l.no_bar(), l.no_logging(), l.distrib_ctx(sync_bn=False, kwargs_handlers=[ddp_kwargs(**ddp_kw)]):
-            l.fit(10_000, 1e-3, cbs=tm)
+        with l.no_bar(), l.no_logging(), l.distrib_ctx(sync_bn=False, kwargs_handlers=[ddp_kwargs(**kw)]):
+            l.fit(10_000, 1e-3, cbs=[tm, *cbs])
         return tm.times
     def timed(key, what, times):
         res[key] = rep_throughput(times(), cfg['warmup'], cfg['steps'], imgs)
@@ -227,6 +216,17 @@ def bench_worker(cfg:dict)->dict|None:
     timed('plain', 'plain PyTorch', lambda: plain_steps(learner(dls).model, batches, n, learn.precision, ddp_kw=ddp_kw))
     timed('plain_nosync', 'plain PyTorch without all-reduce',
           lambda: plain_steps(learner(dls).model, batches, n, learn.precision, ddp_kw=ddp_kw, sync=False))
+    if ddp_kw['comm_hook']:
+        nohook = dict(ddp_kw, comm_hook=None)
+        timed('plain_nohook', f'plain PyTorch without {ddp_kw["comm_hook"]}', lambda: plain_steps(learner(dls).model, batches, n, learn.precision, ddp_kw=nohook))
+        timed('learner_nohook', f'learner from the cache without {ddp_kw["comm_hook"]}', lambda: fit_times(learner(dlc), kw=nohook))
+    if cfg.get('accum', 1) > 1:
+        a = cfg['accum']
+        timed('learner_accum', f'learner from the cache, NoSyncAccumulation of {a}', lambda: fit_times(learner(dlc), [NoSyncAccumulation(a, cfg['bs'])]))
+        timed('learner_accum_fastai', f"learner from the cache, fastai's GradientAccumulation of {a}",
+              lambda: fit_times(learner(dlc), [GradientAccumulation(a * cfg['bs'])]))
+    res['comm_bytes'] = comm_bytes(learn.model)
+    if ddp_kw['comm_hook'] == 'powersgd': res['comm_bytes_powersgd'] = comm_bytes(learn.model, ddp_kw['powersgd_rank'])
     res['pipeline'], res['pipeline_cache'] = pipeline_rate(dls.train), pipeline_rate(dlc.train, 32)   # items/s of one process
     res['allreduce_s'] = _allreduce_s(4 * res['n_params'])
     res['n_train'] = len(dls.train_ds)
@@ -237,7 +237,7 @@ def bench_worker(cfg:dict)->dict|None:
 # %% ../nbs/06_benchmark.ipynb #5b3bd4ca
 interconnects = {  # bus bandwidth of a ring all-reduce, GB/s: typical figures, not measured here
     'NVLink 4 (H100/H200 SXM)': 360., 'NVLink 3 (A100 SXM)': 230., 'PCIe 5.0 x16': 45., 'PCIe 4.0 x16': 22.,
-    '100 Gb/s network': 11., '10 Gb/s network': 1.1}
+    '100 Gb/s network': 11., '25 Gb/s network': 2.8, '10 Gb/s network': 1.1}
 
 def predict_speedup(t1:float, # Seconds per step of one process
                     grad_bytes:float, # Bytes all-reduced per step
@@ -269,12 +269,15 @@ def bench(n:int=2, # Processes to compare with one
           pipe_sz:int=256, # Training size for the input pipeline measurement
           pipe_data:str|None=None, # Data set for the input pipeline measurement; default `data`
           gpu_img_s:float|None=None, # One GPU's training rate for "cores to feed a GPU"; default: measured on GPUs, else 1000
+          powersgd_rank:int=1, powersgd_warmup:int=2, # PowerSGD's rank and warm-up steps, with `comm_hook='powersgd'`
+          accum:int=1, # Also measure gradient accumulation of this many batches (NoSyncAccumulation and fastai's)
+          step_ms:float|None=None, # The target device's single-process step for the what-if table; default: measured here
          )->dict:
     "Run the benchmark with 1 and `n` processes; write bench.json and bench.png to `out`; return the results"
     out = Path(out or f"runs/bench-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
     cfg = dict(sz=sz, bs=bs, arch=arch, precision=precision, data=data, out=str(out), warmup=warmup, steps=steps,
                reps=reps, num_workers=num_workers, bucket_mb=bucket_mb, static_graph=static_graph, bucket_view=bucket_view,
-               comm_hook=comm_hook)
+               comm_hook=comm_hook, powersgd_rank=powersgd_rank, powersgd_warmup=powersgd_warmup, accum=accum, step_ms=step_ms)
     print(f"segdist-bench: {arch} U-Net, {sz} px, batch {bs} per process, 1 and {n} {'CPU process' if cpus else 'GPU'}(s); "
           f"results in {out}", flush=True)
     runs = {}
@@ -301,7 +304,7 @@ def bench(n:int=2, # Processes to compare with one
     return res
 
 # %% ../nbs/06_benchmark.ipynb #81d87ce0
-_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync')
+_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook', 'learner_nohook', 'learner_accum', 'learner_accum_fastai')
 
 def summarize(runs:dict, # {processes: worker result}
               cfg:dict)->dict:
@@ -310,7 +313,7 @@ def summarize(runs:dict, # {processes: worker result}
     one = runs[1]
     for k, r in sorted(runs.items()):
         row = dict(processes=k)
-        for key in _kinds:
+        for key in [o for o in _kinds if o in r]:
             row[key] = _stats(r[key])
             row[key + '_speedup'] = row[key]['median'] / _stats(one[key])['median']
         row['efficiency'] = row['learner_speedup'] / k
@@ -331,12 +334,18 @@ def summarize(runs:dict, # {processes: worker result}
                              allreduce=sec('plain') - sec('plain_nosync'), fastai=sec('learner_mem') - sec('plain'),
                              input=sec('learner') - sec('learner_mem'), input_cache=sec('learner_cache') - sec('learner_mem'),
                              step=sec('learner'), step_cache=sec('learner_cache'))
+        if 'plain_nohook' in row: row['time_s']['allreduce_nohook'] = sec('plain_nohook') - sec('plain_nosync')
         rows.append(row)
-    t1 = cfg['bs'] / _stats(one['plain'])['median']
-    gb = 4 * one['n_params']
+    t1_here = cfg['bs'] / _stats(one['plain'])['median']
+    t1 = cfg['step_ms'] / 1e3 if cfg.get('step_ms') else t1_here
+    gb, rank = one['comm_bytes'], cfg.get('powersgd_rank', 1)
     whatif = {name: {n: predict_speedup(t1, gb, n, bw, cfg['bucket_mb']) for n in (2, 4, 8)} for name, bw in interconnects.items()}
+    if one.get('comm_bytes_powersgd'):
+        for name, bw in interconnects.items():
+            if 'network' in name: whatif[f'{name} + PowerSGD r{rank}'] = {n: predict_speedup(t1, one['comm_bytes_powersgd'], n, bw, cfg['bucket_mb']) for n in (2, 4, 8)}
     return dict(config=cfg, device=one['device'], precision=one['precision'], n_params=one['n_params'], rows=rows,
-                whatif=whatif, t1=t1)
+                whatif=whatif, t1=t1, t1_source='given (--step-ms)' if cfg.get('step_ms') else f"measured here ({one['device']})",
+                comm_bytes=gb, comm_bytes_powersgd=one.get('comm_bytes_powersgd'))
 
 # %% ../nbs/06_benchmark.ipynb #8e79eab4
 def report(res:dict)->str:
@@ -373,7 +382,19 @@ def report(res:dict)->str:
             lines.append(f"{r['processes']} processes: all-reduce bus bandwidth measured {r['measured_bus_gbs']:.2f} GB/s; "
                          f"model predicts {r['predicted_speedup']:.2f}x, measured {r['learner_speedup']:.2f}x "
                          f"({r['learner_speedup'] / r['predicted_speedup'] - 1:+.0%})")
-    lines.append(f"what-if from this device's single-process step ({res['t1']*1e3:.0f} ms, {res['n_params']/1e6:.1f} M parameters): "
+    if res.get('comm_bytes_powersgd'):
+        lines.append(f"gradient bytes sent per step and process: {res['comm_bytes'] / 2**20:.1f} MB fp32, {res['comm_bytes_powersgd'] / 2**20:.2f} MB with "
+                     f"PowerSGD (rank {c.get('powersgd_rank')}): {res['comm_bytes'] / res['comm_bytes_powersgd']:.0f}x less")
+    for r in res['rows']:
+        t = r['time_s']
+        if 'allreduce_nohook' in t: lines.append(f"{r['processes']} processes: all-reduce time per step {t['allreduce']:+.3f} s with {c['comm_hook']}, "
+                                                 f"{t['allreduce_nohook']:+.3f} s without; learner {r['learner_cache']['median']:.2f} against "
+                                                 f"{r['learner_nohook']['median']:.2f} images/s")
+        if 'learner_accum' in r: lines.append(f"{r['processes']} processes, accumulation of {c['accum']}: NoSyncAccumulation {r['learner_accum']['median']:.2f} "
+                                              f"images/s (speed-up {r['learner_accum_speedup']:.2f}x), fastai's GradientAccumulation "
+                                              f"{r['learner_accum_fastai']['median']:.2f} (speed-up {r['learner_accum_fastai_speedup']:.2f}x)")
+    lines.append(f"what-if for a single-process step of {res['t1']*1e3:.0f} ms, {res.get('t1_source', 'measured here')} ({res['n_params']/1e6:.1f} M "
+                 "parameters; DDP's overlap of the all-reduce with the backward, as on GPUs; PowerSGD's own compute not counted): "
                  "predicted speed-up for 2 / 4 / 8 processes")
     for name, d in res['whatif'].items(): lines.append(f"  {name:<26} " + '  '.join(f'{v:5.2f}' for v in d.values()))
     if 'pipeline' in res:
@@ -435,7 +456,11 @@ def bench_parser():
     p.add_argument('--bucket-mb', type=int, default=25, help="DDP's gradient bucket size in MB (default 25)")
     p.add_argument('--static-graph', action='store_true', help="DDP's static_graph option")
     p.add_argument('--bucket-view', action='store_true', help="DDP's gradient_as_bucket_view (fails with fastai's optimizer)")
-    p.add_argument('--comm-hook', choices=['fp16', 'bf16'], help='compress gradients for the all-reduce')
+    p.add_argument('--comm-hook', choices=['fp16', 'bf16', 'powersgd'], help='compress gradients for the all-reduce (also measured without)')
+    p.add_argument('--powersgd-rank', type=int, default=1, help="PowerSGD's approximation rank (default 1)")
+    p.add_argument('--powersgd-warmup', type=int, default=2, help='steps of plain all-reduce before PowerSGD starts (default 2, the least)')
+    p.add_argument('--accum', type=int, default=1, help='also measure gradient accumulation of N batches: NoSyncAccumulation and fastai\'s callback')
+    p.add_argument('--step-ms', type=float, help='single-process step time of the target device for the what-if table (default: measured here)')
     p.add_argument('--gpu-img-s', type=float, help='one GPU\'s training rate for "cores to feed a GPU" (default: measured with --gpus, else 1000)')
     p.add_argument('--pipe-sz', type=int, default=256, help='training size for the input pipeline per core (default 256)')
     p.add_argument('--pipe-data', help='data set for the input pipeline per core (default: --data, else the synthetic one)')
@@ -455,6 +480,7 @@ def segdist_bench(argv:list|None=None):
     bench(n=a.cpus or a.gpus, cpus=a.cpus is not None, sz=a.sz, bs=a.bs, arch=a.arch, precision=a.precision, data=a.data,
           out=a.out, warmup=a.warmup, steps=a.steps, reps=a.reps, num_workers=a.num_workers, bucket_mb=a.bucket_mb,
           static_graph=a.static_graph, bucket_view=a.bucket_view, comm_hook=a.comm_hook, split=not a.no_split,
-          pipeline=not a.no_pipeline, pipe_sz=a.pipe_sz, pipe_data=a.pipe_data, gpu_img_s=a.gpu_img_s)
+          pipeline=not a.no_pipeline, pipe_sz=a.pipe_sz, pipe_data=a.pipe_data, gpu_img_s=a.gpu_img_s, powersgd_rank=a.powersgd_rank,
+          powersgd_warmup=a.powersgd_warmup, accum=a.accum, step_ms=a.step_ms)
 
 if __name__ == '__main__' and '__file__' in globals(): segdist_bench()  # not when this cell runs in a notebook

@@ -7,6 +7,7 @@ Docs: https://segdist.github.io/segdist_nb/distributed.html.md"""
 # %% ../nbs/04_distributed.ipynb #ace50d06
 from __future__ import annotations
 import os, sys, time
+from contextlib import contextmanager
 from datetime import timedelta
 import torch, torch.distributed as dist
 from fastcore.all import *
@@ -15,9 +16,15 @@ from fastai.distributed import DistributedDL
 import fastprogress.fastprogress
 from fastai.basics import defaults, noop
 from fastai.callback.progress import ProgressCallback
+from fastai.callback.training import GradientAccumulation
+from fastai.torch_core import find_bs
+from torch import nn
+import torch.distributed.nn.functional as dist_nn
+from accelerate.utils import DistributedDataParallelKwargs, DDPCommunicationHookType
 
 # %% auto #0
-__all__ = ['LineProgressCallback', 'log_progress', 'setup_distrib', 'print0', 'run_name']
+__all__ = ['comm_hooks', 'LineProgressCallback', 'log_progress', 'setup_distrib', 'print0', 'run_name', 'ddp_kwargs',
+           'comm_bytes', 'NoSyncAccumulation', 'GlooSyncBatchNorm', 'sync_batchnorm', 'sync_distrib_ctx']
 
 # %% ../nbs/04_distributed.ipynb #0debdd9c
 @patch
@@ -98,3 +105,98 @@ def run_name()->str:
     if num_distrib() <= 1 or os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True': return name
     store = dist.TCPStore(os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']), is_master=False, timeout=timedelta(minutes=5))
     return store.compare_set('segdist/run_name', '', name).decode()
+
+# %% ../nbs/04_distributed.ipynb #7aa8b366
+comm_hooks = (None, 'fp16', 'bf16', 'powersgd')
+
+def ddp_kwargs(bucket_cap_mb:int=25, # DDP gradient bucket size
+               static_graph:bool=False, # DDP `static_graph`
+               gradient_as_bucket_view:bool=False, # Not with fastai's optimizer, whose `zero_grad` detaches in place
+               comm_hook:str|None=None, # One of `comm_hooks`: compress gradients for the all-reduce
+               powersgd_rank:int=1, # PowerSGD's matrix approximation rank
+               powersgd_warmup:int=10, # Steps of plain all-reduce before PowerSGD starts (at least 2)
+              )->DistributedDataParallelKwargs:
+    "accelerate's DDP options for `distrib_ctx(kwargs_handlers=[...])`"
+    hooks = {None: DDPCommunicationHookType.NO, 'fp16': DDPCommunicationHookType.FP16, 'bf16': DDPCommunicationHookType.BF16,
+             'powersgd': DDPCommunicationHookType.POWER_SGD}
+    if comm_hook not in hooks: raise ValueError(f'comm_hook={comm_hook!r}: choose one of {comm_hooks}')
+    state = dict(matrix_approximation_rank=int(powersgd_rank), start_powerSGD_iter=max(2, int(powersgd_warmup))) if comm_hook == 'powersgd' else {}
+    return DistributedDataParallelKwargs(bucket_cap_mb=bucket_cap_mb, static_graph=static_graph, gradient_as_bucket_view=gradient_as_bucket_view,
+                                         comm_hook=hooks[comm_hook], comm_state_option=state)
+
+def comm_bytes(model:nn.Module, # The model whose gradients are all-reduced
+               powersgd_rank:int|None=None, # None: plain fp32 all-reduce; else PowerSGD's rank
+               min_compression_rate:float=2., # torch's PowerSGD default
+              )->int:
+    "Bytes one all-reduce of the gradients moves per process: fp32, or PowerSGD's factors (and the tensors it sends whole)"
+    n = 0
+    for p in model.parameters():
+        if not p.requires_grad: continue
+        if powersgd_rank is None or p.ndim <= 1: n += p.numel(); continue
+        rows, cols = p.shape[0], p.numel() // p.shape[0]
+        r = min(rows, cols, powersgd_rank)
+        n += (rows + cols) * r if (rows + cols) * r * min_compression_rate < rows * cols else p.numel()
+    return 4 * n
+
+# %% ../nbs/04_distributed.ipynb #b64a7f82
+class NoSyncAccumulation(GradientAccumulation):
+    "fastai's `GradientAccumulation` over `n` batches, whose first n-1 skip DDP's gradient all-reduce (`no_sync`)"
+    def __init__(self, n:int, # Batches per optimizer step
+                 bs:int, # Batch size per process
+                ):
+        super().__init__(n * bs); self.n, self.ctx = n, None
+    def before_batch(self):
+        m = self.learn.model
+        if self.training and isinstance(m, nn.parallel.DistributedDataParallel) and self.count + find_bs(self.learn.yb) < self.n_acc:
+            self.ctx = m.no_sync(); self.ctx.__enter__()
+    def _close(self):
+        if self.ctx is not None: self.ctx.__exit__(None, None, None); self.ctx = None
+    def after_backward(self): self._close()
+    def after_batch(self): self._close()
+    def after_cancel_batch(self): self._close()
+
+# %% ../nbs/04_distributed.ipynb #a07e2ae3
+class GlooSyncBatchNorm(nn.BatchNorm2d):
+    "BatchNorm2d whose training statistics are those of every process's batch, on CPU processes (where torch's SyncBatchNorm has no kernels)"
+    def forward(self, x):
+        if not (self.training and dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1): return super().forward(x)
+        c = x.shape[1]
+        n = torch.full((1,), x.numel() / c, dtype=x.dtype)
+        s = dist_nn.all_reduce(torch.cat([x.sum((0, 2, 3)), (x * x).sum((0, 2, 3)), n]))
+        m = s[-1]
+        mean, var = s[:c] / m, s[c:2 * c] / m - (s[:c] / m) ** 2
+        with torch.no_grad():
+            mom = self.momentum if self.momentum is not None else 1 / float(self.num_batches_tracked + 1)
+            self.running_mean.mul_(1 - mom).add_(mom * mean.detach())
+            self.running_var.mul_(1 - mom).add_(mom * var.detach() * m / max(float(m) - 1, 1.))
+            self.num_batches_tracked += 1
+        y = (x - mean[None, :, None, None]) * torch.rsqrt(var + self.eps)[None, :, None, None]
+        return y * self.weight[None, :, None, None] + self.bias[None, :, None, None] if self.affine else y
+
+def sync_batchnorm(model:nn.Module, # A model with BatchNorm2d layers
+                   cuda:bool|None=None, # Whether it trains on CUDA; default: where its parameters are
+                  )->nn.Module:
+    "The model with BatchNorm synchronised across processes: torch's `SyncBatchNorm` on CUDA, `GlooSyncBatchNorm` on CPUs"
+    cuda = ifnone(cuda, next(model.parameters()).is_cuda)
+    if cuda: return nn.SyncBatchNorm.convert_sync_batchnorm(model)
+    def conv(m):
+        if isinstance(m, nn.BatchNorm2d) and not isinstance(m, GlooSyncBatchNorm):
+            s = GlooSyncBatchNorm(m.num_features, m.eps, m.momentum, m.affine, m.track_running_stats)
+            if m.affine: s.weight, s.bias = m.weight, m.bias
+            s.running_mean, s.running_var, s.num_batches_tracked = m.running_mean, m.running_var, m.num_batches_tracked
+            s.train(m.training)
+            return s
+        for k, c in m.named_children(): setattr(m, k, conv(c))
+        return m
+    return conv(model)
+
+# %% ../nbs/04_distributed.ipynb #4643cb20
+@contextmanager
+def sync_distrib_ctx(learn, # A `Learner`
+                     sync_bn:bool=False, # Synchronise BatchNorm across processes
+                     **kwargs, # Passed to `distrib_ctx` (e.g. `kwargs_handlers`)
+                    ):
+    "`learn.distrib_ctx(sync_bn=...)`, with `GlooSyncBatchNorm` where the processes train on CPUs"
+    gloo = sync_bn and num_distrib() > 1 and learn.dls.device.type != 'cuda'
+    if gloo: learn.model = sync_batchnorm(learn.model, cuda=False)
+    with learn.distrib_ctx(sync_bn=sync_bn and not gloo, **kwargs): yield learn

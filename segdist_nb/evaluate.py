@@ -26,7 +26,7 @@ def image_confusion(pred:np.ndarray, # (H, W) predicted class indices
                     n:int, # Number of classes
                    )->np.ndarray: # (n, n) int64, rows truth, columns prediction
     "The confusion matrix of one image, as training counts it"
-    return batch_confusion(torch.from_numpy(np.asarray(pred))[None], torch.from_numpy(np.asarray(truth))[None], n)[0].numpy()
+    return batch_confusion(torch.from_numpy(np.array(pred))[None], torch.from_numpy(np.array(truth))[None], n)[0].numpy()   # copies: PIL's arrays are read-only
 
 def image_scores(cm:np.ndarray, # An image's confusion matrix
                  void:int|None=None, # Void class

@@ -14,7 +14,7 @@ from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
 from torch.distributed.elastic.multiprocessing.api import SignalException
 
 # %% auto #0
-__all__ = ['LaunchError', 'launch_parser', 'launch_args', 'launch', 'segdist_launch', 'run_launch']
+__all__ = ['LaunchError', 'launch_parser', 'slurm_args', 'launch_args', 'launch', 'segdist_launch', 'run_launch']
 
 # %% ../nbs/04a_launch.ipynb #5bbb20d5
 class LaunchError(ValueError): "A launcher option that cannot work here"
@@ -29,20 +29,39 @@ def launch_parser():
     g.add_argument('--threads', type=int, default=1, help='torch threads per CPU process')
     return p
 
+# %% ../nbs/04a_launch.ipynb #3bd7df76
+_slurm_opts = {'nnodes': ('--nnodes',), 'node_rank': ('--node-rank', '--node_rank'), 'master_addr': ('--master-addr', '--master_addr'),
+               'master_port': ('--master-port', '--master_port')}
+
+def slurm_args(argv:list, # The launcher's command line
+               env:dict|None=None, # The environment; default `os.environ`
+              )->dict: # torchrun options to set, by attribute name
+    "torchrun's node options from SLURM's environment, for those the command line does not give"
+    env = ifnone(env, os.environ)
+    if int(env.get('SLURM_NNODES', 1)) <= 1 or 'SLURM_JOB_NODELIST' not in env or 'SLURM_NODEID' not in env: return {}
+    import hostlist
+    hosts = hostlist.expand_hostlist(env['SLURM_JOB_NODELIST'])
+    val = dict(nnodes=str(env['SLURM_NNODES']), node_rank=int(env['SLURM_NODEID']), master_addr=hosts[0],
+               master_port=29500 + int(env.get('SLURM_JOB_ID', 0)) % 10000)
+    given = lambda flags: any(a == f or a.startswith(f + '=') for a in map(str, argv) for f in flags)
+    return {k: v for k, v in val.items() if not given(_slurm_opts[k])}
+
 # %% ../nbs/04a_launch.ipynb #76880738
 def launch_args(argv:list, # Command-line arguments, after the program name
                 n_gpu:int|None=None, # Visible GPUs; default `torch.cuda.device_count()`
+                env:dict|None=None, # The environment, for SLURM's variables; default `os.environ`
                )->tuple: # (torchrun's namespace, environment variables to set)
     "Turn our options into torchrun's arguments and the environment of the processes"
     args = launch_parser().parse_args(argv)
+    for k, v in slurm_args(argv, env).items(): setattr(args, k, v)
     n_gpu = ifnone(n_gpu, torch.cuda.device_count())
-    env = {}
+    out_env = {}
     if args.gpus is not None and args.cpus is not None: raise LaunchError('--gpus and --cpus exclude each other: choose one')
     if args.cpus is not None:
         if args.cpus < 1: raise LaunchError(f'--cpus {args.cpus}: give at least 1 process')
-        env.update(ACCELERATE_USE_CPU='1', CUDA_VISIBLE_DEVICES='', OMP_NUM_THREADS=str(args.threads))
+        out_env.update(ACCELERATE_USE_CPU='1', CUDA_VISIBLE_DEVICES='', OMP_NUM_THREADS=str(args.threads))
         args.nproc_per_node = str(args.cpus)
-        return args, env
+        return args, out_env
     gpus = ifnone(args.gpus, 'all')
     if n_gpu == 0: raise LaunchError(f'--gpus {gpus}: no GPU is visible on this machine. Use --cpus N to train with N CPU processes')
     if gpus == 'all': ids = list(range(n_gpu))
@@ -51,9 +70,9 @@ def launch_args(argv:list, # Command-line arguments, after the program name
         except ValueError: raise LaunchError(f"--gpus {gpus!r}: give 'all' or GPU ids separated by commas, e.g. 0,1") from None
         bad = [o for o in ids if not 0 <= o < n_gpu]
         if bad or not ids: raise LaunchError(f'--gpus {gpus}: GPU ids must be in 0..{n_gpu-1} (this machine sees {n_gpu})')
-        env['CUDA_VISIBLE_DEVICES'] = ','.join(str(o) for o in ids)
+        out_env['CUDA_VISIBLE_DEVICES'] = ','.join(str(o) for o in ids)
     args.nproc_per_node = str(len(ids))
-    return args, env
+    return args, out_env
 
 # %% ../nbs/04a_launch.ipynb #83ae714c
 def _how(code:int)->str:

@@ -24,8 +24,8 @@ from .distributed import *
 # %% auto #0
 __all__ = ['seed_stages', 'stage_keys', 'default_config', 'keep_choices', 'scale_stages', 'check_config', 'load_config',
            'fit_one_cycle_from', 'atomic_save', 'EpochCheckpoint', 'load_checkpoint', 'RunLog', 'stage_dls', 'RunError',
-           'plan_run', 'RunTimer', 'final_metrics', 'train', 'tidy_run', 'run_stage', 'plot_losses', 'plot_results',
-           'save_plots', 'train_parser', 'config_from_args', 'main', 'tiny_args', 'KillAt']
+           'plan_run', 'RunTimer', 'final_metrics', 'train', 'tidy_run', 'RunTensorBoard', 'run_stage', 'plot_losses',
+           'plot_results', 'save_plots', 'train_parser', 'config_from_args', 'main', 'tiny_args', 'KillAt']
 
 # %% ../nbs/05_train.ipynb #a7b94776
 seed_stages = [
@@ -53,6 +53,12 @@ default_config = dict(
     num_workers=None,       # DataLoader workers per process; None = `default_workers()`: 0 on CPU, else cores per GPU (at most 8)
     check=True,             # check the data set before training
     monitor='valid_loss',   # what SaveModelCallback keeps the best of
+    accum=1,                # batches per optimizer step (gradient accumulation, one all-reduce per step)
+    comm_hook=None,         # gradient compression for the all-reduce: None, 'fp16', 'bf16' or 'powersgd'
+    powersgd_rank=1,        # PowerSGD's approximation rank
+    powersgd_warmup=10,     # steps of plain all-reduce before PowerSGD starts, in each stage
+    sync_bn=False,          # synchronise BatchNorm statistics across processes (small per-GPU batches)
+    tensorboard=False,      # rank 0 writes TensorBoard events into the run folder (tb/)
     keep='final',           # what a finished run keeps: 'final' (model.pkl), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)
     synth_n=200,            # size of the synthetic demo set when it is made
     stages=seed_stages,
@@ -91,6 +97,8 @@ def check_config(cfg:dict, # A config
         if miss or extra: raise ValueError(f'{where}: stage {i} ({st.get("name")}) misses {sorted(miss)} or has unknown {sorted(extra)}; '
                                            f'stage keys are {sorted(stage_keys)}')
     if len(set(names)) != len(names): raise ValueError(f'{where}: stage names must be unique, got {names}')
+    if not (isinstance(cfg['accum'], int) and cfg['accum'] >= 1): raise ValueError(f"{where}: accum={cfg['accum']!r}: give a whole number of batches, 1 or more")
+    if cfg['comm_hook'] not in comm_hooks: raise ValueError(f"{where}: comm_hook={cfg['comm_hook']!r}: choose one of {comm_hooks}")
     if cfg['keep'] not in keep_choices: raise ValueError(f"{where}: keep={cfg['keep']!r}: choose one of {keep_choices}")
     return cfg
 
@@ -328,14 +336,15 @@ def train(cfg:dict, # A config (see `default_config`)
                        label_fn=MaskPath(data, cfg['labels']), images=cfg['images'], num_workers=0, cache=cache)
         weights = class_weights(dls0, weights, void)
         tm('class weights')
-    prev, learn, batches = None, None, {}
+    prev, learn, batches, tb_step = None, None, {}, 0
     for i, st in enumerate(cfg['stages']):
         start = 0
         if ck is not None:
             m = ck['meta']
             if i < m['stage'] or (i == m['stage'] and m['epoch'] + 1 >= m['n_epoch']): prev = st['name']; continue
             if i == m['stage']: start = m['epoch'] + 1
-        learn = run_stage(cfg, i, st, data, out, arch, void, weights, prev, ck if start else None, start, meta, cbs, cache)
+        learn = run_stage(cfg, i, st, data, out, arch, void, weights, prev, ck if start else None, start, meta, cbs, cache, tb_step)
+        tb_step += learn.train_iter
         learn._resumed = bool(start)
         batches[st['name']] = learn._runlog_batches
         prev = st['name']
@@ -390,9 +399,42 @@ def tidy_run(out:Path, # A finished run's folder
                     f"(--keep {'stages' if keep == 'final' else 'all'} keeps them)")
     return gone
 
+# %% ../nbs/05_train.ipynb #742c8a2d
+try: from fastai.callback.tensorboard import TensorBoardCallback
+except ImportError: TensorBoardCallback = Callback   # tensorboard is not installed: `RunTensorBoard` says so when used
+
+class RunTensorBoard(TensorBoardCallback):
+    "fastai's `TensorBoardCallback` (rank 0) across the stages of a run: losses, metrics and per-class IoU per epoch, a results picture per stage"
+    def __init__(self, log_dir:Path, # Events folder
+                 stage:str, # Stage name, for the picture
+                 step0:int=0, # Training steps of the stages before this one
+                ):
+        if TensorBoardCallback is Callback: raise ImportError('--tensorboard needs the tensorboard package: pip install tensorboard')
+        super().__init__(log_dir=str(log_dir), trace_model=False, log_preds=False); self.stage, self.step0 = stage, step0
+    @property
+    def train_iter(self): return self.step0 + self.learn.train_iter
+    def after_batch(self):   # fastai's logs every hyper-parameter, which fails on torch's non-numeric ones (e.g. AdamW's `foreach`)
+        self.writer.add_scalar('train_loss', self.smooth_loss, self.train_iter)
+        for i, h in enumerate(self.opt.hypers):
+            for k, v in h.items():
+                if isinstance(v, (int, float)) and not isinstance(v, bool): self.writer.add_scalar(f'{k}_{i}', v, self.train_iter)
+    def after_epoch(self):
+        super().after_epoch()
+        stats = first(m.stats for m in self.learn.metrics if isinstance(m, SegMetric))
+        if stats is None: return
+        for r in stats.per_class().itertuples():
+            if not np.isnan(r.iou): self.writer.add_scalar(f'iou/{self.learn.codes[r.cls]}', r.iou, self.train_iter)
+    def after_fit(self):
+        if getattr(self, 'run', False):
+            fn = Path(self.log_dir)/f'.results_{self.stage}.png'
+            with no_random(): plot_results(self.learn, fn)   # its batch draws random numbers: keep the run's random state
+            self.writer.add_image(f'results/{self.stage}', np.asarray(Image.open(fn).convert('RGB')), self.train_iter, dataformats='HWC')
+            fn.unlink()
+        super().after_fit()
+
 # %% ../nbs/05_train.ipynb #86667658
 def run_stage(cfg:dict, i:int, st:dict, data:Path, out:Path, arch, void, weights, prev:str|None, ck:dict|None,
-              start:int, meta:dict, cbs:list|None=None, cache=None)->Learner:
+              start:int, meta:dict, cbs:list|None=None, cache=None, tb_step:int=0)->Learner:
     "Build the stage's learner, load the previous weights (or the checkpoint), and fit inside `distrib_ctx`"
     learn = _learner(cfg, st, data, out, arch, void, weights, cache)
     save = SaveModelCallback(cfg['monitor'], fname=st['name'], at_end=False, reset_on_fit=ck is None)
@@ -403,12 +445,17 @@ def run_stage(cfg:dict, i:int, st:dict, data:Path, out:Path, arch, void, weights
     elif prev is not None: learn.load(prev, with_opt=False)
     log = RunLog(out, i, st['name'], start)
     lr = slice(*st['lr']) if isinstance(st['lr'], (list, tuple)) else st['lr']
+    more = [*([f"accumulating {cfg['accum']} batches per step"] if cfg['accum'] > 1 else []), *([f"{cfg['comm_hook']} gradients"] if cfg['comm_hook'] else []),
+            *(['synchronised BatchNorm'] if cfg['sync_bn'] else [])]
     print0(f"stage {i} {st['name']}: {st['sz']} px, batch {st['bs']} per process x {max(1, num_distrib())}, "
-           f"epochs {start}..{st['epochs'] - 1}, lr {st['lr']}, {'frozen' if learn.opt.frozen_idx else 'unfrozen'}, {learn.precision}")
+           f"epochs {start}..{st['epochs'] - 1}, lr {st['lr']}, {'frozen' if learn.opt.frozen_idx else 'unfrozen'}, {learn.precision}" + ''.join(', ' + o for o in more))
+    xtra = [*([NoSyncAccumulation(cfg['accum'], st['bs'])] if cfg['accum'] > 1 else []),
+            *([RunTensorBoard(out/'tb', st['name'], tb_step)] if cfg['tensorboard'] else [])]
+    kw = ddp_kwargs(comm_hook=cfg['comm_hook'], powersgd_rank=cfg['powersgd_rank'], powersgd_warmup=cfg['powersgd_warmup'])
     t0 = time.time()
-    with learn.distrib_ctx(sync_bn=False):
+    with sync_distrib_ctx(learn, sync_bn=cfg['sync_bn'], kwargs_handlers=[kw]):
         fit_one_cycle_from(learn, st['epochs'], lr, start_epoch=start, pct_start=st.get('pct_start', 0.25), wd=st.get('wd'),
-                           cbs=[save, log, EpochCheckpoint(out/'ckpt'/'last.pth', i, start, save, meta)] + L(cbs))
+                           cbs=[save, log, EpochCheckpoint(out/'ckpt'/'last.pth', i, start, save, meta)] + xtra + L(cbs))
     learn._runlog_batches = log.batches
     print0(f"stage {i} {st['name']} done in {time.time() - t0:.0f} s: best {cfg['monitor']} {save.best:.4f}")
     return learn
@@ -470,6 +517,12 @@ def train_parser()->argparse.ArgumentParser:
                    help='decode the data set once into a memory-mapped cache (in DATA/.segdist_cache, or in DIR) and train from it')
     p.add_argument('--item-sz', help="resize every item to 'S' or 'H,W' first (images of different sizes); the cache's storage size")
     p.add_argument('--no-check', action='store_true', help='skip the data check')
+    p.add_argument('--accum', type=int, help='batches per optimizer step: gradient accumulation, with one all-reduce per step')
+    p.add_argument('--comm-hook', choices=[o for o in comm_hooks if o], help="compress gradients for the all-reduce (powersgd: for slow links between nodes)")
+    p.add_argument('--powersgd-rank', type=int, help="PowerSGD's approximation rank (default 1)")
+    p.add_argument('--powersgd-warmup', type=int, help='steps of plain all-reduce before PowerSGD starts, in each stage (default 10)')
+    p.add_argument('--sync-bn', action='store_true', help='synchronise BatchNorm statistics across processes (small per-GPU batches)')
+    p.add_argument('--tensorboard', action='store_true', help='rank 0 writes TensorBoard events into RUN/tb (tensorboard --logdir RUN/tb)')
     p.add_argument('--keep', choices=keep_choices, help="what a finished run keeps: 'final' (model.pkl, the default), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)")
     return p
 
@@ -477,7 +530,7 @@ def config_from_args(argv:list|None=None)->tuple:
     "(config, run folder, resume) from command-line arguments"
     a = train_parser().parse_args(argv)
     cfg = load_config(a.config)
-    for k in ('data', 'arch', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep'):
+    for k in ('data', 'arch', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep', 'accum', 'comm_hook', 'powersgd_rank', 'powersgd_warmup'):
         v = getattr(a, k)
         if v is not None: cfg[k] = v
     if isinstance(cfg['void'], str) and cfg['void'].isdigit(): cfg['void'] = int(cfg['void'])
@@ -486,6 +539,8 @@ def config_from_args(argv:list|None=None)->tuple:
         w = a.weights.lower()
         cfg['weights'] = None if w == 'none' else 'median_freq' if w == 'median_freq' else [float(o) for o in a.weights.split(',')]
     if a.no_check: cfg['check'] = False
+    if a.sync_bn: cfg['sync_bn'] = True
+    if a.tensorboard: cfg['tensorboard'] = True
     if a.item_sz is not None: cfg['item_sz'] = parse_size(a.item_sz)
     stages = cfg['stages']
     if a.stages:
