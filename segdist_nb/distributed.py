@@ -115,12 +115,14 @@ def ddp_kwargs(bucket_cap_mb:int=25, # DDP gradient bucket size
                comm_hook:str|None=None, # One of `comm_hooks`: compress gradients for the all-reduce
                powersgd_rank:int=1, # PowerSGD's matrix approximation rank
                powersgd_warmup:int=10, # Steps of plain all-reduce before PowerSGD starts (at least 2)
+               gloo:bool|None=None, # The processes use gloo (CPU); default: when CUDA is not available
               )->DistributedDataParallelKwargs:
     "accelerate's DDP options for `distrib_ctx(kwargs_handlers=[...])`"
     hooks = {None: DDPCommunicationHookType.NO, 'fp16': DDPCommunicationHookType.FP16, 'bf16': DDPCommunicationHookType.BF16,
              'powersgd': DDPCommunicationHookType.POWER_SGD}
     if comm_hook not in hooks: raise ValueError(f'comm_hook={comm_hook!r}: choose one of {comm_hooks}')
     state = dict(matrix_approximation_rank=int(powersgd_rank), start_powerSGD_iter=max(2, int(powersgd_warmup))) if comm_hook == 'powersgd' else {}
+    if comm_hook == 'powersgd' and ifnone(gloo, not torch.cuda.is_available()): bucket_cap_mb = max(bucket_cap_mb, 2**16)   # one bucket: see above
     return DistributedDataParallelKwargs(bucket_cap_mb=bucket_cap_mb, static_graph=static_graph, gradient_as_bucket_view=gradient_as_bucket_view,
                                          comm_hook=hooks[comm_hook], comm_state_option=state)
 
