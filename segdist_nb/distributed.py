@@ -23,8 +23,8 @@ import torch.distributed.nn.functional as dist_nn
 from accelerate.utils import DistributedDataParallelKwargs, DDPCommunicationHookType
 
 # %% auto #0
-__all__ = ['comm_hooks', 'LineProgressCallback', 'log_progress', 'setup_distrib', 'print0', 'run_name', 'ddp_kwargs',
-           'comm_bytes', 'NoSyncAccumulation', 'GlooSyncBatchNorm', 'sync_batchnorm', 'sync_distrib_ctx']
+__all__ = ['comm_hooks', 'LineProgressCallback', 'log_progress', 'setup_distrib', 'print0', 'group_restarted', 'run_name',
+           'ddp_kwargs', 'comm_bytes', 'NoSyncAccumulation', 'GlooSyncBatchNorm', 'sync_batchnorm', 'sync_distrib_ctx']
 
 # %% ../nbs/04_distributed.ipynb #0debdd9c
 @patch
@@ -67,14 +67,15 @@ def log_progress(lines:bool|None=None, # One line per epoch; default: when stand
     return lines
 
 # %% ../nbs/04_distributed.ipynb #5869e847
-def _init_after_restart():
-    "After a torch-elastic restart, create the process group on a store namespace of its own (see below)"
+def _init_group():
+    "Create the process group now where torch elastic may restart the run; after a restart, on a namespace of its own"
+    if num_distrib() <= 1 or dist.is_initialized() or not int(os.environ.get('TORCHELASTIC_MAX_RESTARTS', 0)): return
+    backend = 'nccl' if torch.cuda.is_available() else 'gloo'
     restart = int(os.environ.get('TORCHELASTIC_RESTART_COUNT', 0))
-    if restart == 0 or num_distrib() <= 1 or dist.is_initialized(): return
-    agent = os.environ.get('TORCHELASTIC_USE_AGENT_STORE') == 'True'
-    store = dist.TCPStore(os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']), num_distrib(),
-                          is_master=not agent and rank_distrib() == 0, timeout=timedelta(minutes=5))
-    dist.init_process_group('nccl' if torch.cuda.is_available() else 'gloo', rank=rank_distrib(), world_size=num_distrib(),
+    if restart == 0 or os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True': return dist.init_process_group(backend)
+    store = dist.TCPStore(os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']), num_distrib(), is_master=False,
+                          timeout=timedelta(minutes=5))
+    dist.init_process_group(backend, rank=rank_distrib(), world_size=num_distrib(),
                             store=dist.PrefixStore(f'segdist/restart_{restart}', store))
 
 # %% ../nbs/04_distributed.ipynb #720985a9
@@ -90,7 +91,7 @@ def setup_distrib(seed:int|None=None, # Base random seed; rank r uses `seed + r`
     if seed is not None: set_seed(seed + rank)
     if quiet and rank > 0: sys.stdout = open(os.devnull, 'w')
     log_progress()
-    _init_after_restart()
+    _init_group()
     return rank
 
 # %% ../nbs/04_distributed.ipynb #662d2ea5
@@ -98,11 +99,22 @@ def print0(*args, **kwargs):
     "`print` on rank 0 only"
     if rank_distrib() == 0: print(*args, **kwargs)
 
+# %% ../nbs/04_distributed.ipynb #61319f6a
+def group_restarted()->bool:
+    "Whether torch elastic restarted this run on any node: each node counts only its own restarts"
+    restart = int(os.environ.get('TORCHELASTIC_RESTART_COUNT', 0))
+    if num_distrib() <= 1 or not dist.is_initialized(): return restart > 0
+    dev = torch.device('cuda', int(os.environ.get('LOCAL_RANK', 0))) if dist.get_backend() == 'nccl' else 'cpu'
+    t = torch.tensor([restart], device=dev)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return t.item() > 0
+
 # %% ../nbs/04_distributed.ipynb #ca92ad2f
 def run_name()->str:
     "A readable run name (the start time, `YYYYmmdd-HHMMSS`), the same on every rank of a launch"
     name = time.strftime('%Y%m%d-%H%M%S')
-    if num_distrib() <= 1 or os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True': return name
+    if num_distrib() <= 1 or 'TORCHELASTIC_RUN_ID' not in os.environ: return name
+    if os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True': return os.environ['TORCHELASTIC_RUN_ID']   # several nodes
     store = dist.TCPStore(os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']), is_master=False, timeout=timedelta(minutes=5))
     return store.compare_set('segdist/run_name', '', name).decode()
 

@@ -30,21 +30,23 @@ def launch_parser():
     return p
 
 # %% ../nbs/04a_launch.ipynb #3bd7df76
-_slurm_opts = {'nnodes': ('--nnodes',), 'node_rank': ('--node-rank', '--node_rank'), 'master_addr': ('--master-addr', '--master_addr'),
-               'master_port': ('--master-port', '--master_port')}
+_given_flags = {'nnodes': ('--nnodes',), 'rdzv_backend': ('--rdzv-backend', '--rdzv_backend'),
+                'rdzv_endpoint': ('--rdzv-endpoint', '--rdzv_endpoint'), 'rdzv_id': ('--rdzv-id', '--rdzv_id'),
+                'static': ('--master-addr', '--master_addr', '--master-port', '--master_port', '--node-rank', '--node_rank')}
 
 def slurm_args(argv:list, # The launcher's command line
                env:dict|None=None, # The environment; default `os.environ`
               )->dict: # torchrun options to set, by attribute name
-    "torchrun's node options from SLURM's environment, for those the command line does not give"
+    "torchrun's node and rendezvous options from SLURM's environment, for those the command line does not give"
     env = ifnone(env, os.environ)
-    if int(env.get('SLURM_NNODES', 1)) <= 1 or 'SLURM_JOB_NODELIST' not in env or 'SLURM_NODEID' not in env: return {}
+    if int(env.get('SLURM_NNODES', 1)) <= 1 or 'SLURM_JOB_NODELIST' not in env: return {}
     import hostlist
-    hosts = hostlist.expand_hostlist(env['SLURM_JOB_NODELIST'])
-    val = dict(nnodes=str(env['SLURM_NNODES']), node_rank=int(env['SLURM_NODEID']), master_addr=hosts[0],
-               master_port=29500 + int(env.get('SLURM_JOB_ID', 0)) % 10000)
-    given = lambda flags: any(a == f or a.startswith(f + '=') for a in map(str, argv) for f in flags)
-    return {k: v for k, v in val.items() if not given(_slurm_opts[k])}
+    host, job = hostlist.expand_hostlist(env['SLURM_JOB_NODELIST'])[0], env.get('SLURM_JOB_ID', '0')
+    val = dict(nnodes=str(env['SLURM_NNODES']), rdzv_backend='c10d', rdzv_endpoint=f'{host}:{29500 + int(job) % 10000}',
+               rdzv_id=f'slurm-{job}')
+    given = lambda k: any(a == f or a.startswith(f + '=') for a in map(str, argv) for f in _given_flags[k])
+    if given('static'): val = dict(nnodes=val['nnodes'])
+    return {k: v for k, v in val.items() if not given(k)}
 
 # %% ../nbs/04a_launch.ipynb #76880738
 def launch_args(argv:list, # Command-line arguments, after the program name
@@ -56,6 +58,12 @@ def launch_args(argv:list, # Command-line arguments, after the program name
     for k, v in slurm_args(argv, env).items(): setattr(args, k, v)
     n_gpu = ifnone(n_gpu, torch.cuda.device_count())
     out_env = {}
+    if max(int(o) for o in str(args.nnodes).split(':')) > 1:
+        if args.rdzv_backend == 'static' and args.max_restarts > 0:
+            raise LaunchError(f'--max-restarts {args.max_restarts} on several nodes needs the c10d rendezvous, which restarts every '
+                              "node's processes: give --rdzv-backend c10d --rdzv-endpoint HOST:PORT --rdzv-id JOB instead of "
+                              '--master-addr/--master-port/--node-rank (under srun, it is the default)')
+        if args.rdzv_backend == 'c10d': out_env['TORCH_DISABLE_SHARE_RDZV_TCP_STORE'] = '1'   # a fresh store every round (chapter 04)
     if args.gpus is not None and args.cpus is not None: raise LaunchError('--gpus and --cpus exclude each other: choose one')
     if args.cpus is not None:
         if args.cpus < 1: raise LaunchError(f'--cpus {args.cpus}: give at least 1 process')
@@ -115,10 +123,11 @@ def run_launch(argv:list, # Launcher arguments, e.g. ['--cpus', '2', 'script.py'
                timeout:float=600, # Seconds before the launcher is stopped and `TimeoutExpired` raised
                grace:float=30, # Seconds the stopped launcher gets to end its ranks before it is killed
                echo:bool=False, # Also print the standard output as it comes (e.g. a benchmark's progress)
+               env:dict|None=None, # Environment variables to add (e.g. SLURM's)
                **kwargs, # Passed to `subprocess.Popen`
               ):
     "Run `python -m segdist_nb.launch ARGV` in a new process; return the `CompletedProcess` (output in `.stdout`)"
-    env = {**os.environ, 'PYTHONUNBUFFERED': '1', 'PYTHONWARNINGS': 'ignore'}
+    env = {**os.environ, 'PYTHONUNBUFFERED': '1', 'PYTHONWARNINGS': 'ignore', **(env or {})}
     cmd = [sys.executable, '-m', 'segdist_nb.launch', *map(str, argv)]
     out, err = [], []
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **kwargs) as p:

@@ -231,6 +231,7 @@ class RunError(ValueError):
 def plan_run(cfg:dict, # A config (see `default_config`)
              out:Path, # The run folder
              resume:bool=False, # Continue from `out/ckpt/last.pth`
+             restarted:bool=False, # torch elastic restarted the run (`group_restarted`): resume from the checkpoint if there is one
             )->AttrDict:
     "Check everything the run needs, before anything is written: data, classes, split, weights, batch sizes, checkpoint"
     data = _prepare_data(cfg)
@@ -257,7 +258,7 @@ def plan_run(cfg:dict, # A config (see `default_config`)
             raise ValueError(f"stage {st['name']}: batch size {st['bs']} is larger than each process's share of the training set "
                              f"({len(splits[0])} images / {ws} process(es) = {len(splits[0]) // ws}): lower --bs or use fewer processes")
     ck, meta, ck_fn = None, dict(arch=cfg['arch'], n_classes=len(codes)), out/'ckpt'/'last.pth'
-    if resume:
+    if resume or restarted:
         if ck_fn.exists():
             ck = load_checkpoint(ck_fn)
             m = ck['meta']
@@ -269,11 +270,11 @@ def plan_run(cfg:dict, # A config (see `default_config`)
         elif (out/'final.json').exists():
             raise FileExistsError(f'the run in {out} has finished (final.json) and kept no checkpoint: there is nothing to resume; '
                                   f'start a new --out')
-        elif not int(os.environ.get('TORCHELASTIC_RESTART_COUNT', 0)):
+        elif not restarted:
             raise FileNotFoundError(f'--resume: no checkpoint at {ck_fn}: start without --resume')
     if rank_distrib() == 0:  # rank 0 alone, which writes config.json: the launcher stops the others if it fails
         if out.exists() and not out.is_dir(): raise NotADirectoryError(f'run folder {out} is a file: choose another --out')
-        if not resume and (out/'config.json').exists():
+        if not (resume or restarted) and (out/'config.json').exists():
             raise FileExistsError(f'run folder {out} already holds a run: pass --resume to continue it, or choose another --out')
     return AttrDict(data=data, codes=codes, void=void, arch=arch, ck=ck, meta=meta, fns=fns)
 
@@ -313,7 +314,7 @@ def train(cfg:dict, # A config (see `default_config`)
     rank = setup_distrib(cfg.get('seed'))
     try:  # every input problem is one `RunError`, raised before anything is written
         cfg = check_config(dict(cfg))
-        p = plan_run(cfg, out, resume)
+        p = plan_run(cfg, out, resume, group_restarted())
         tm('checks')
         cache = seg_cache(p.data, p.fns, MaskPath(p.data, cfg['labels']), None if cfg['cache'] is True else cfg['cache'],
                           cfg['item_sz'], checked=p.codes if cfg['check'] else None) if cfg['cache'] else None
@@ -550,8 +551,7 @@ def config_from_args(argv:list|None=None)->tuple:
         stages = [s for s in stages if s['name'] in want]
     cfg['stages'] = scale_stages(stages, a.epochs_scale, a.sz_scale, a.bs, a.lr_scale)
     out = Path(a.out) if a.out else Path('runs')/run_name()
-    resume = a.resume or int(os.environ.get('TORCHELASTIC_RESTART_COUNT', 0)) > 0
-    return check_config(cfg), out, resume
+    return check_config(cfg), out, a.resume
 
 # %% ../nbs/05_train.ipynb #91327166
 def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
