@@ -23,8 +23,8 @@ from .launch import run_launch
 
 # %% auto #0
 __all__ = ['interconnects', 'StepTimer', 'rep_throughput', 'plain_steps', 'pipeline_rate', 'upscale_data', 'pipeline_bench',
-           'bench_worker', 'predict_speedup', 'bench', 'summarize', 'report', 'plot_bench', 'bench_parser',
-           'segdist_bench']
+           'bench_worker', 'predict_speedup', 'pool_rounds', 'bench', 'summarize', 'report', 'plot_bench',
+           'bench_parser', 'segdist_bench']
 
 # %% ../nbs/06_benchmark.ipynb #b019686f
 class StepTimer(Callback):
@@ -178,6 +178,8 @@ def _allreduce_s(nbytes:int, reps:int=5)->float|None:
     return float(np.median(ts[1:]))
 
 # %% ../nbs/06_benchmark.ipynb #de6c7ac0
+_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook', 'learner_nohook', 'learner_accum', 'learner_accum_fastai')   # what a worker measures (see above)
+
 def bench_worker(cfg:dict)->dict|None:
     "Measure the learner (from PNGs, from the cache, in memory), plain PyTorch and the input pipeline in this process"
     rank = setup_distrib(seed=0)
@@ -205,7 +207,9 @@ def bench_worker(cfg:dict)->dict|None:
         with l.no_bar(), l.no_logging(), l.distrib_ctx(sync_bn=False, kwargs_handlers=[ddp_kwargs(**kw)]):
             l.fit(10_000, 1e-3, cbs=[tm, *cbs])
         return tm.times
+    todo = set(cfg.get('kinds') or _kinds)
     def timed(key, what, times):
+        if key not in todo: return
         res[key] = rep_throughput(times(), cfg['warmup'], cfg['steps'], imgs)
         say(f'{what}: {np.median(res[key]):.2f} images/s')
     batches = _plain_batches(dls, min(n, 32))
@@ -253,6 +257,15 @@ def predict_speedup(t1:float, # Seconds per step of one process
     exposed = max(t_comm - (1 - 1 / nb) * (2 / 3) * t1, t_comm / nb) if overlap else t_comm
     return n * t1 / (t1 + exposed)
 
+# %% ../nbs/06_benchmark.ipynb #9316993b
+def pool_rounds(runs:dict, # {processes: worker result} so far
+                got:dict, # {processes: worker result} of one more round
+               )->tuple: # (pooled results, {kind: speed-up of the most processes in this round})
+    "Add one round of launches to `runs`: the repetitions of each kind pooled"
+    pooled = {k: r if k not in runs else {**r, **{o: runs[k][o] + r[o] for o in _kinds if o in r}} for k, r in got.items()}
+    n = max(got)
+    return pooled, {o: float(np.median(got[n][o]) / np.median(got[1][o])) for o in _kinds if o in got[1] and o in got[n]}
+
 # %% ../nbs/06_benchmark.ipynb #ce09eb30
 def _stats(v:list)->dict: return dict(median=float(np.median(v)), min=float(np.min(v)), max=float(np.max(v)), reps=len(v))
 
@@ -272,23 +285,33 @@ def bench(n:int=2, # Processes to compare with one
           powersgd_rank:int=1, powersgd_warmup:int=2, # PowerSGD's rank and warm-up steps, with `comm_hook='powersgd'`
           accum:int=1, # Also measure gradient accumulation of this many batches (NoSyncAccumulation and fastai's)
           step_ms:float|None=None, # The target device's single-process step for the what-if table; default: measured here
+          kinds:list|None=None, # Measure only these of `_kinds` (default all)
+          rounds:int=1, # Launch 1 and `n` processes in turn this many times; repetitions are pooled, speed-ups given per round
          )->dict:
     "Run the benchmark with 1 and `n` processes; write bench.json and bench.png to `out`; return the results"
     out = Path(out or f"runs/bench-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
     cfg = dict(sz=sz, bs=bs, arch=arch, precision=precision, data=data, out=str(out), warmup=warmup, steps=steps,
                reps=reps, num_workers=num_workers, bucket_mb=bucket_mb, static_graph=static_graph, bucket_view=bucket_view,
-               comm_hook=comm_hook, powersgd_rank=powersgd_rank, powersgd_warmup=powersgd_warmup, accum=accum, step_ms=step_ms)
+               comm_hook=comm_hook, powersgd_rank=powersgd_rank, powersgd_warmup=powersgd_warmup, accum=accum, step_ms=step_ms,
+               kinds=kinds)
+    bad = [o for o in kinds or [] if o not in _kinds]
+    if bad: raise ValueError(f'kinds {bad} are not among {list(_kinds)}')
     print(f"segdist-bench: {arch} U-Net, {sz} px, batch {bs} per process, 1 and {n} {'CPU process' if cpus else 'GPU'}(s); "
           f"results in {out}", flush=True)
-    runs = {}
-    for k in sorted({1, n}):
-        print(f'{k} process(es): starting', flush=True)
-        fn = out/f'procs{k}.json'
-        r = run_launch([*(['--cpus', k] if cpus else ['--gpus', ','.join(map(str, range(k)))]), '-m', 'segdist_nb.benchmark',
-                        '--worker', json.dumps(cfg), '--result', fn], timeout=3600, echo=True)
-        if r.returncode != 0: raise RuntimeError(f'benchmark with {k} process(es) failed:\n{r.stderr[-3000:]}')
-        runs[k] = json.loads(fn.read_text())
+    runs, per_round = {}, []
+    for rd in range(rounds):
+        got = {}
+        for k in sorted({1, n}):
+            print(f"{k} process(es){f', round {rd + 1} of {rounds}' if rounds > 1 else ''}: starting", flush=True)
+            fn = out/f'procs{k}.json'
+            r = run_launch([*(['--cpus', k] if cpus else ['--gpus', ','.join(map(str, range(k)))]), '-m', 'segdist_nb.benchmark',
+                            '--worker', json.dumps(cfg), '--result', fn], timeout=3600, echo=True)
+            if r.returncode != 0: raise RuntimeError(f'benchmark with {k} process(es) failed:\n{r.stderr[-3000:]}')
+            got[k] = json.loads(fn.read_text())
+        runs, sp = pool_rounds(runs, got)
+        per_round.append(sp)
     res = summarize(runs, cfg)
+    res['rounds'] = per_round
     measured = None if cpus else _stats(runs[1]['learner_cache'])['median']
     res['gpu_img_s'] = dict(value=ifnone(gpu_img_s, ifnone(measured, 1000.)), measured=gpu_img_s is None and measured is not None)
     if pipeline:
@@ -304,39 +327,37 @@ def bench(n:int=2, # Processes to compare with one
     return res
 
 # %% ../nbs/06_benchmark.ipynb #81d87ce0
-_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook', 'learner_nohook', 'learner_accum', 'learner_accum_fastai')
-
 def summarize(runs:dict, # {processes: worker result}
               cfg:dict)->dict:
     "Medians, spreads, speed-ups, efficiency, overhead and the scaling model's prediction"
     rows = []
     one = runs[1]
+    base = first(o for o in ('plain', 'learner_cache', *_kinds) if o in one)   # the single-process step time comes from it
+    t1_here = cfg['bs'] / _stats(one[base])['median']
     for k, r in sorted(runs.items()):
         row = dict(processes=k)
         for key in [o for o in _kinds if o in r]:
             row[key] = _stats(r[key])
             row[key + '_speedup'] = row[key]['median'] / _stats(one[key])['median']
-        row['efficiency'] = row['learner_speedup'] / k
-        row['epoch_s'] = r['n_train'] / row['learner']['median']
+        has = lambda *ks: all(o in row for o in ks)
+        if has('learner'): row['efficiency'], row['epoch_s'] = row['learner_speedup'] / k, r['n_train'] / row['learner']['median']
         row['pipeline_items_s'], row['pipeline_cache_items_s'] = r['pipeline'], r['pipeline_cache']
-        row['overhead'] = row['plain']['median'] / row['learner_mem']['median'] - 1
-        row['overhead_cache'] = row['plain']['median'] / row['learner_cache']['median'] - 1
-        row['input_bound'] = bool(r['pipeline'] * 0.9 < row['learner_mem']['median'] / k)
-        t1 = cfg['bs'] / _stats(one['plain'])['median']
+        if has('plain', 'learner_mem'): row['overhead'] = row['plain']['median'] / row['learner_mem']['median'] - 1
+        if has('plain', 'learner_cache'): row['overhead_cache'] = row['plain']['median'] / row['learner_cache']['median'] - 1
+        if has('learner_mem'): row['input_bound'] = bool(r['pipeline'] * 0.9 < row['learner_mem']['median'] / k)
         gb = 4 * r['n_params']
         if k > 1 and r.get('allreduce_s'):
             bus = 2 * (k - 1) / k * gb / r['allreduce_s'] / 1e9
             row['measured_bus_gbs'] = bus
-            row['predicted_speedup'] = predict_speedup(t1, gb, k, bus, cfg['bucket_mb'], overlap=not one['device'].startswith('cpu'))
+            row['predicted_speedup'] = predict_speedup(t1_here, gb, k, bus, cfg['bucket_mb'], overlap=not one['device'].startswith('cpu'))
         sec = lambda key: cfg['bs'] * k / row[key]['median']   # seconds per step
-        row['time_s'] = dict(step_1proc=cfg['bs'] / _stats(one['plain'])['median'],
-                             sharing=sec('plain_nosync') - cfg['bs'] / _stats(one['plain'])['median'],
-                             allreduce=sec('plain') - sec('plain_nosync'), fastai=sec('learner_mem') - sec('plain'),
-                             input=sec('learner') - sec('learner_mem'), input_cache=sec('learner_cache') - sec('learner_mem'),
-                             step=sec('learner'), step_cache=sec('learner_cache'))
-        if 'plain_nohook' in row: row['time_s']['allreduce_nohook'] = sec('plain_nohook') - sec('plain_nosync')
+        if has(*_kinds[:5]):
+            row['time_s'] = dict(step_1proc=t1_here, sharing=sec('plain_nosync') - t1_here,
+                                 allreduce=sec('plain') - sec('plain_nosync'), fastai=sec('learner_mem') - sec('plain'),
+                                 input=sec('learner') - sec('learner_mem'), input_cache=sec('learner_cache') - sec('learner_mem'),
+                                 step=sec('learner'), step_cache=sec('learner_cache'))
+            if 'plain_nohook' in row: row['time_s']['allreduce_nohook'] = sec('plain_nohook') - sec('plain_nosync')
         rows.append(row)
-    t1_here = cfg['bs'] / _stats(one['plain'])['median']
     t1 = cfg['step_ms'] / 1e3 if cfg.get('step_ms') else t1_here
     gb, rank = one['comm_bytes'], cfg.get('powersgd_rank', 1)
     whatif = {name: {n: predict_speedup(t1, gb, n, bw, cfg['bucket_mb']) for n in (2, 4, 8)} for name, bw in interconnects.items()}
@@ -352,33 +373,47 @@ def report(res:dict)->str:
     "The results as text tables"
     c = res['config']
     lines = [f"{c['arch']} U-Net, {c['sz']} px, batch {c['bs']} per process, {res['precision']}, {res['device']}, "
-             f"{c['reps']} repetitions of {c['steps']} steps after {c['warmup']} warm-up",
-             f"{'procs':>5} {'epoch s':>8} {'img/s':>8} {'(min-max)':>13} {'speed-up':>8} {'effic.':>6} {'cache img/s':>11} "
-             f"{'cache x':>7} {'plain img/s':>11} {'plain x':>7} {'overhead':>8} {'ovh cache':>9} {'pipeline it/s':>13} "
-             f"{'cache it/s':>10} {'model x':>7}"]
-    for r in res['rows']:
-        l = r['learner']
-        lines.append(f"{r['processes']:>5} {r['epoch_s']:>8.1f} {l['median']:>8.2f} {l['min']:>6.2f}-{l['max']:<6.2f} "
-                     f"{r['learner_speedup']:>8.2f} {r['efficiency']:>6.0%} {r['learner_cache']['median']:>11.2f} "
-                     f"{r['learner_cache_speedup']:>7.2f} {r['plain']['median']:>11.2f} {r['plain_speedup']:>7.2f} "
-                     f"{r['overhead']:>+8.1%} {r['overhead_cache']:>+9.1%} {r['pipeline_items_s']:>13.1f} "
-                     f"{r['pipeline_cache_items_s']:>10.0f} {r.get('predicted_speedup', 1.):>7.2f}"
-                     + ('  input-bound' if r['input_bound'] else ''))
-    lines.append("(img/s: learner from PNGs; cache: from the decode-once cache; overhead: plain PyTorch against the learner fed "
-                 "from memory / from the cache)")
-    for r in res['rows']:
+             f"{c['reps']} repetitions of {c['steps']} steps after {c['warmup']} warm-up"
+             + (f", {len(res['rounds'])} rounds of 1 and N processes launched in turn" if len(res.get('rounds', [])) > 1 else '')]
+    rows = res['rows']
+    full = all(o in r for r in rows for o in _kinds[:5])   # the five kinds of the main table (not so with --kinds)
+    if full:
+        lines.append(f"{'procs':>5} {'epoch s':>8} {'img/s':>8} {'(min-max)':>13} {'speed-up':>8} {'effic.':>6} {'cache img/s':>11} "
+                     f"{'cache x':>7} {'plain img/s':>11} {'plain x':>7} {'overhead':>8} {'ovh cache':>9} {'pipeline it/s':>13} "
+                     f"{'cache it/s':>10} {'model x':>7}")
+        for r in rows:
+            l = r['learner']
+            lines.append(f"{r['processes']:>5} {r['epoch_s']:>8.1f} {l['median']:>8.2f} {l['min']:>6.2f}-{l['max']:<6.2f} "
+                         f"{r['learner_speedup']:>8.2f} {r['efficiency']:>6.0%} {r['learner_cache']['median']:>11.2f} "
+                         f"{r['learner_cache_speedup']:>7.2f} {r['plain']['median']:>11.2f} {r['plain_speedup']:>7.2f} "
+                         f"{r['overhead']:>+8.1%} {r['overhead_cache']:>+9.1%} {r['pipeline_items_s']:>13.1f} "
+                         f"{r['pipeline_cache_items_s']:>10.0f} {r.get('predicted_speedup', 1.):>7.2f}"
+                         + ('  input-bound' if r['input_bound'] else ''))
+        lines.append("(img/s: learner from PNGs; cache: from the decode-once cache; overhead: plain PyTorch against the learner fed "
+                     "from memory / from the cache)")
+    else:   # only some kinds measured (--kinds): one line per kind
+        lines.append(f"{'kind':<22} " + ' '.join(f"{str(r['processes']) + ' proc img/s':>14}" for r in rows) + f" {'speed-up':>8}")
+        for k in [o for o in _kinds if o in rows[0]]:
+            lines.append(f"{k:<22} " + ' '.join(f"{r[k]['median']:>14.2f}" for r in rows) + f" {rows[-1][k + '_speedup']:>8.2f}")
+    if len(res.get('rounds', [])) > 1:
+        lines.append(f"speed-up of {rows[-1]['processes']} processes in each round (the launches alternate, so slow drifts of the machine "
+                     "fall on both):")
+        for k in res['rounds'][0]:
+            v = [o[k] for o in res['rounds']]
+            lines.append(f"  {k:<22} " + ' '.join(f'{o:.2f}' for o in v) + f"  (median {np.median(v):.2f})")
+    for r in [o for o in res['rows'] if 'time_s' in o]:
         t = r['time_s']
         lines.append(f"input pipeline in a {t['step']:.3f} s step of {r['processes']} process(es): {t['input']:+.3f} s from PNGs, "
                      f"{t['input_cache']:+.3f} s from the cache")
     for r in res['rows']:
-        if r['processes'] == 1: continue
+        if r['processes'] == 1 or 'time_s' not in r: continue
         t = r['time_s']
         lines.append(f"where the time of a step goes with {r['processes']} processes (s): one process alone {t['step_1proc']:.3f}, "
                      f"+ sharing the machine {t['sharing']:+.3f} (plain, no all-reduce: {r['plain_nosync_speedup']:.2f}x), "
                      f"+ gradient all-reduce {t['allreduce']:+.3f}, + fastai's loop {t['fastai']:+.3f}, + input pipeline {t['input']:+.3f} "
                      f"(from the cache {t['input_cache']:+.3f})")
     for r in res['rows']:
-        if 'measured_bus_gbs' in r:
+        if 'measured_bus_gbs' in r and 'learner' in r:
             lines.append(f"{r['processes']} processes: all-reduce bus bandwidth measured {r['measured_bus_gbs']:.2f} GB/s; "
                          f"model predicts {r['predicted_speedup']:.2f}x, measured {r['learner_speedup']:.2f}x "
                          f"({r['learner_speedup'] / r['predicted_speedup'] - 1:+.0%})")
@@ -386,11 +421,11 @@ def report(res:dict)->str:
         lines.append(f"gradient bytes sent per step and process: {res['comm_bytes'] / 2**20:.1f} MB fp32, {res['comm_bytes_powersgd'] / 2**20:.2f} MB with "
                      f"PowerSGD (rank {c.get('powersgd_rank')}): {res['comm_bytes'] / res['comm_bytes_powersgd']:.0f}x less")
     for r in res['rows']:
-        t = r['time_s']
+        t = r.get('time_s', {})
         if 'allreduce_nohook' in t: lines.append(f"{r['processes']} processes: all-reduce time per step {t['allreduce']:+.3f} s with {c['comm_hook']}, "
                                                  f"{t['allreduce_nohook']:+.3f} s without; learner {r['learner_cache']['median']:.2f} against "
                                                  f"{r['learner_nohook']['median']:.2f} images/s")
-        if 'learner_accum' in r: lines.append(f"{r['processes']} processes, accumulation of {c['accum']}: NoSyncAccumulation {r['learner_accum']['median']:.2f} "
+        if 'learner_accum' in r and 'learner_accum_fastai' in r: lines.append(f"{r['processes']} processes, accumulation of {c['accum']}: NoSyncAccumulation {r['learner_accum']['median']:.2f} "
                                               f"images/s (speed-up {r['learner_accum_speedup']:.2f}x), fastai's GradientAccumulation "
                                               f"{r['learner_accum_fastai']['median']:.2f} (speed-up {r['learner_accum_fastai_speedup']:.2f}x)")
     lines.append(f"what-if for a single-process step of {res['t1']*1e3:.0f} ms, {res.get('t1_source', 'measured here')} ({res['n_params']/1e6:.1f} M "
@@ -419,7 +454,9 @@ def plot_bench(res:dict, fn:Path|str):
     rows = res['rows']
     fig, axs = plt.subplots(1, 2, figsize=(10, 3.5))
     x = np.arange(len(rows)); w = 0.2
-    kinds = [('learner', 'learner (PNG)'), ('learner_cache', 'learner (cache)'), ('learner_mem', 'learner, in memory'), ('plain', 'plain PyTorch')]
+    kinds = [('learner', 'learner (PNG)'), ('learner_cache', 'learner (cache)'), ('learner_mem', 'learner, in memory'), ('plain', 'plain PyTorch'),
+             ('learner_accum', 'learner, NoSyncAccumulation')]
+    kinds = [o for o in kinds if o[0] in rows[0]][:4]
     for i, (k, lbl) in enumerate(kinds):
         med = [r[k]['median'] for r in rows]
         err = [[r[k]['median'] - r[k]['min'] for r in rows], [r[k]['max'] - r[k]['median'] for r in rows]]
@@ -428,8 +465,7 @@ def plot_bench(res:dict, fn:Path|str):
     axs[0].legend(fontsize=8)
     ks = [r['processes'] for r in rows]
     axs[1].plot(ks, ks, 'k:', label='perfect')
-    axs[1].plot(ks, [r['learner_speedup'] for r in rows], 'o-', label='measured (learner, PNG)')
-    axs[1].plot(ks, [r['learner_cache_speedup'] for r in rows], 'v-', label='measured (learner, cache)')
+    for (k, lbl), m in zip(kinds, 'ov^D'): axs[1].plot(ks, [r[k + '_speedup'] for r in rows], m + '-', label=f'measured ({lbl})')
     axs[1].plot(ks, [r.get('predicted_speedup', 1.) for r in rows], 's--', label='model')
     axs[1].set_xlabel('processes'); axs[1].set_ylabel('speed-up'); axs[1].legend(fontsize=8)
     c = res['config']
@@ -466,6 +502,8 @@ def bench_parser():
     p.add_argument('--pipe-data', help='data set for the input pipeline per core (default: --data, else the synthetic one)')
     p.add_argument('--no-pipeline', action='store_true', help='skip the input pipeline per core (data set and 2x stand-in)')
     p.add_argument('--no-split', action='store_true', help='skip the splitter comparison')
+    p.add_argument('--kinds', help=f"measure only these, comma-separated, of {','.join(_kinds)} (default all)")
+    p.add_argument('--rounds', type=int, default=1, help='launch 1 and N processes in turn this many times, against a machine whose speed drifts (default 1)')
     p.add_argument('--worker', help=argparse.SUPPRESS); p.add_argument('--result', help=argparse.SUPPRESS)
     return p
 
@@ -481,6 +519,7 @@ def segdist_bench(argv:list|None=None):
           out=a.out, warmup=a.warmup, steps=a.steps, reps=a.reps, num_workers=a.num_workers, bucket_mb=a.bucket_mb,
           static_graph=a.static_graph, bucket_view=a.bucket_view, comm_hook=a.comm_hook, split=not a.no_split,
           pipeline=not a.no_pipeline, pipe_sz=a.pipe_sz, pipe_data=a.pipe_data, gpu_img_s=a.gpu_img_s, powersgd_rank=a.powersgd_rank,
-          powersgd_warmup=a.powersgd_warmup, accum=a.accum, step_ms=a.step_ms)
+          powersgd_warmup=a.powersgd_warmup, accum=a.accum, step_ms=a.step_ms,
+          kinds=a.kinds.split(',') if a.kinds else None, rounds=a.rounds)
 
 if __name__ == '__main__' and '__file__' in globals(): segdist_bench()  # not when this cell runs in a notebook
