@@ -215,8 +215,8 @@ def bench_worker(cfg:dict)->dict|None:
     batches = _plain_batches(dls, min(n, 32))
     timed('learner', 'learner from PNGs', lambda: fit_times(learn))
     timed('learner_cache', 'learner from the cache', lambda: fit_times(learner(dlc)))
-    learn2 = learner(dls); learn2.dls = _mem_dls(batches, cfg['bs'], dls.device)
-    timed('learner_mem', 'learner fed from memory', lambda: fit_times(learn2))
+    def mem_learner(): l = learner(dls); l.dls = _mem_dls(batches, cfg['bs'], dls.device); return l
+    timed('learner_mem', 'learner fed from memory', lambda: fit_times(mem_learner()))
     timed('plain', 'plain PyTorch', lambda: plain_steps(learner(dls).model, batches, n, learn.precision, ddp_kw=ddp_kw))
     timed('plain_nosync', 'plain PyTorch without all-reduce',
           lambda: plain_steps(learner(dls).model, batches, n, learn.precision, ddp_kw=ddp_kw, sync=False))
@@ -289,13 +289,17 @@ def bench(n:int=2, # Processes to compare with one
           rounds:int=1, # Launch 1 and `n` processes in turn this many times; repetitions are pooled, speed-ups given per round
          )->dict:
     "Run the benchmark with 1 and `n` processes; write bench.json and bench.png to `out`; return the results"
+    bad = [o for o in kinds or [] if o not in _kinds]
+    if bad: raise ValueError(f'kinds {bad} are not among {list(_kinds)}')
+    needs = {'plain_nohook': comm_hook, 'learner_nohook': comm_hook, 'learner_accum': accum > 1, 'learner_accum_fastai': accum > 1}
+    bad = [o for o in kinds or [] if not needs.get(o, True)]
+    if bad: raise ValueError(f'kinds {bad} are measured only with a comm hook (the *_nohook ones) or accum > 1 (the *_accum ones): '
+                             'add --comm-hook or --accum N')
     out = Path(out or f"runs/bench-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
     cfg = dict(sz=sz, bs=bs, arch=arch, precision=precision, data=data, out=str(out), warmup=warmup, steps=steps,
                reps=reps, num_workers=num_workers, bucket_mb=bucket_mb, static_graph=static_graph, bucket_view=bucket_view,
                comm_hook=comm_hook, powersgd_rank=powersgd_rank, powersgd_warmup=powersgd_warmup, accum=accum, step_ms=step_ms,
                kinds=kinds)
-    bad = [o for o in kinds or [] if o not in _kinds]
-    if bad: raise ValueError(f'kinds {bad} are not among {list(_kinds)}')
     print(f"segdist-bench: {arch} U-Net, {sz} px, batch {bs} per process, 1 and {n} {'CPU process' if cpus else 'GPU'}(s); "
           f"results in {out}", flush=True)
     runs, per_round = {}, []

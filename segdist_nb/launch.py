@@ -6,7 +6,8 @@ Docs: https://segdist.github.io/segdist_nb/launch.html.md"""
 
 # %% ../nbs/04a_launch.ipynb #30119599
 from __future__ import annotations
-import os, signal, subprocess, sys, threading
+import os, signal, socket, subprocess, sys, threading
+from concurrent.futures import ThreadPoolExecutor
 import torch
 from fastcore.all import ifnone
 from torch.distributed.run import get_args_parser, run
@@ -14,7 +15,8 @@ from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
 from torch.distributed.elastic.multiprocessing.api import SignalException
 
 # %% auto #0
-__all__ = ['LaunchError', 'launch_parser', 'slurm_args', 'launch_args', 'launch', 'segdist_launch', 'run_launch']
+__all__ = ['LaunchError', 'launch_parser', 'slurm_args', 'launch_args', 'launch', 'segdist_launch', 'run_launch', 'free_port',
+           'run_nodes']
 
 # %% ../nbs/04a_launch.ipynb #5bbb20d5
 class LaunchError(ValueError): "A launcher option that cannot work here"
@@ -142,3 +144,22 @@ def run_launch(argv:list, # Launcher arguments, e.g. ['--cpus', '2', 'script.py'
             raise subprocess.TimeoutExpired(cmd, timeout, ''.join(out), ''.join(err)) from None
         for t in ts: t.join()
     return subprocess.CompletedProcess(cmd, p.returncode, ''.join(out), ''.join(err))
+
+# %% ../nbs/04a_launch.ipynb #a6256f44
+def free_port(lo:int=29500, # Lowest port tried
+              hi:int=39500, # One past the highest
+             )->int:
+    "A TCP port free on 127.0.0.1 now, from a start that differs between processes"
+    for p in range(lo + os.getpid() % max(1, (hi - lo) // 2), hi):
+        with socket.socket() as s:
+            try: s.bind(('127.0.0.1', p)); return p
+            except OSError: pass
+    raise OSError(f'no free port in {lo}..{hi - 1}')
+
+def run_nodes(argvs:list, # Launcher arguments, one list per node
+              envs:list|None=None, # Environment variables to add, one dict per node
+              **kwargs, # Passed to `run_launch` (e.g. `timeout`)
+             )->list: # Each launcher's `CompletedProcess`, in node order
+    "Run one launcher per node, all at once, on this machine"
+    envs = envs or [None] * len(argvs)
+    with ThreadPoolExecutor(len(argvs)) as ex: return list(ex.map(lambda a, e: run_launch(a, env=e, **kwargs), argvs, envs))
