@@ -1,4 +1,4 @@
-"""A segmentation data set on disk, checked before any training, and the seed's DataLoaders in one call.
+"""A segmentation data set on disk: class codes, image to mask, masks read as class indices, every problem found before training.
 
 Docs: https://segdist.github.io/segdist_nb/data.html.md"""
 
@@ -17,9 +17,10 @@ from fastai.vision.all import *
 from fastai.distributed import rank0_first
 
 # %% auto #0
-__all__ = ['synth_codes', 'mask_layouts', 'make_synthetic', 'synthetic_once', 'DataError', 'read_codes', 'MaskPath',
-           'ReplaceInPath', 'check_root', 'layout_hint', 'check_data', 'segdist_check_data', 'seg_palette', 'seg_tfms',
-           'valid_txt_splitter', 'default_splitter', 'check_split', 'seg_dls']
+__all__ = ['synth_codes', 'ignore_index', 'mask_layouts', 'make_synthetic', 'synthetic_once', 'DataError', 'read_codes',
+           'MaskPath', 'SplitMasks', 'ReplaceInPath', 'MaskError', 'MaskReader', 'check_root', 'layout_hint',
+           'check_pairs', 'check_data', 'seg_palette', 'seg_tfms', 'valid_txt_splitter', 'default_splitter',
+           'check_split']
 
 # %% ../nbs/00_data.ipynb #2f322ce6
 synth_codes = ['background', 'circle', 'square', 'triangle', 'void']
@@ -120,12 +121,35 @@ def read_codes(fn:Path|str, # `codes.txt`: one class name per line, line i = pix
 
 # %% ../nbs/00_data.ipynb #bfe9c8e7
 class MaskPath:
-    "Map an image path to its mask: `path/tmpl` formatted with the image's `stem`, `suffix` and `name`"
+    "Map an image path to its mask: `path/tmpl` formatted with the image's `stem`, `suffix`, `name` and `dir`"
+    images, strip = None, ''   # class defaults: a `MaskPath` pickled before these existed still works
     def __init__(self, path:Path|str, # Data set root the template is relative to
                  tmpl:str='labels/{stem}_P{suffix}', # Mask path template
+                 images:Path|str|None=None, # Image folder that `{dir}` is relative to
+                 strip:str='', # Removed from the end of the image's stem first (e.g. '_leftImg8bit')
                 ): store_attr()
-    def __call__(self, o): o = Path(o); return Path(self.path)/self.tmpl.format(stem=o.stem, suffix=o.suffix, name=o.name)
-    def __repr__(self): return f'MaskPath({str(self.path)!r}, {self.tmpl!r})'
+    def __call__(self, o):
+        o = Path(o); stem = o.stem
+        if self.strip and stem.endswith(self.strip): stem = stem[:-len(self.strip)]
+        d = '.'
+        if self.images is not None:
+            try: d = o.parent.relative_to(self.images).as_posix()
+            except ValueError: pass
+        return Path(self.path)/self.tmpl.format(stem=stem, suffix=o.suffix, name=o.name, dir=d)
+    def __repr__(self):
+        more = (f', images={str(self.images)!r}' if self.images is not None else '') + (f', strip={self.strip!r}' if self.strip else '')
+        return f'MaskPath({str(self.path)!r}, {self.tmpl!r}{more})'
+
+class SplitMasks:
+    "The mask of an image by the `MaskPath` of the first split whose image folder (`MaskPath.images`) holds it"
+    def __init__(self, fns:list, # One `MaskPath` per split, each with its `images` folder
+                ): self.fns = list(fns)
+    def __call__(self, o):
+        o = Path(o)
+        for f in self.fns:
+            if f.images is None or Path(f.images) in o.parents: return f(o)
+        raise ValueError(f'{o} is in none of the image folders {[str(f.images) for f in self.fns]}: it belongs to no split')
+    def __repr__(self): return f'SplitMasks({self.fns!r})'
 
 # %% ../nbs/00_data.ipynb #e5c3dcf9
 class ReplaceInPath:
@@ -136,33 +160,101 @@ class ReplaceInPath:
     def __call__(self, o): return Path(str(o).replace(self.old, self.new))
     def __repr__(self): return f'ReplaceInPath({self.old!r}, {self.new!r})'
 
-# %% ../nbs/00_data.ipynb #14a6476c
-_bad_mask_modes = {'RGB', 'RGBA', 'CMYK', 'YCbCr', 'LAB', 'HSV', 'LA', 'PA'}
+# %% ../nbs/00_data.ipynb #b93070df
+ignore_index = 255   # what `MaskReader` makes of ignored pixels; the loss's `ignore_index` and beyond every metric's classes
 
+class MaskError(ValueError):
+    "A mask that cannot be read as class indices: the message names the file and the fix"
+
+_bad_mask_modes = {'CMYK', 'YCbCr', 'LAB', 'HSV', 'LA', 'PA'}
+_colour_modes = {'RGB', 'RGBA'}
+
+def _rgb_key(a:np.ndarray)->np.ndarray: return (a[..., 0].astype(np.int64) << 16) | (a[..., 1].astype(np.int64) << 8) | a[..., 2]
+
+class MaskReader:
+    "Read a mask file as an (H, W) uint8 array of class indices 0..n-1, with `ignore_index` where it is to be ignored"
+    def __init__(self, n:int, # Number of classes
+                 palette:list|np.ndarray|None=None, # One RGB colour per class, for colour-coded masks
+                 ignore:list=(), # Pixel values (index masks) or RGB colours (colour masks) that are no class
+                 where:str='codes.txt', # Where the classes come from, for messages
+                ):
+        self.n, self.where = int(n), where
+        self.ignore = [o if isinstance(o, (int, np.integer)) else tuple(int(v) for v in o) for o in ignore]
+        self.palette = None if palette is None else np.asarray(palette, dtype=np.int64).reshape(-1, 3)
+        if self.n > ignore_index: raise ValueError(f'{self.n} classes: at most {ignore_index} fit in 8-bit masks with an ignore value')
+        if self.palette is not None and len(self.palette) != self.n:
+            raise ValueError(f'the palette has {len(self.palette)} colours for {self.n} classes: give one colour per class')
+        bad = [o for o in self.ignore if isinstance(o, int) and 0 <= o < self.n]
+        if bad: raise ValueError(f'ignore value {bad[0]} is class {bad[0]} ({where}): a class cannot be ignored; make it the void class instead')
+        self.lut = np.full(256, -1, np.int16); self.lut[:self.n] = np.arange(self.n)
+        for o in self.ignore:
+            if isinstance(o, int) and 0 <= o < 256: self.lut[o] = ignore_index
+        if self.palette is not None:
+            keys = _rgb_key(self.palette); order = np.argsort(keys)
+            self.keys, self.vals = keys[order], order
+            ik = [(c[0] << 16) | (c[1] << 8) | c[2] for c in self.ignore if isinstance(c, tuple)]
+            self.keys, self.vals = np.concatenate([self.keys, ik]), np.concatenate([self.vals, [ignore_index] * len(ik)])
+            o = np.argsort(self.keys); self.keys, self.vals = self.keys[o], self.vals[o]
+    def __repr__(self): return f'MaskReader({self.n}, palette={None if self.palette is None else self.palette.tolist()}, ignore={self.ignore})'
+    @property
+    def plain(self)->bool:
+        "Whether masks are read as fastai's `PILMask` reads single-channel ones (no palette, nothing ignored)"
+        return self.palette is None and not self.ignore
+    def _colours(self, a:np.ndarray, fn)->np.ndarray:
+        k = _rgb_key(a[..., :3])
+        i = np.clip(np.searchsorted(self.keys, k), 0, len(self.keys) - 1)
+        ok = self.keys[i] == k
+        if not ok.all():
+            u, c = np.unique(k[~ok], return_counts=True)
+            o = np.argsort(-c)[:3]
+            eg = ', '.join(f'({u[j] >> 16}, {(u[j] >> 8) & 255}, {u[j] & 255}) on {c[j]:,} pixels' for j in o)
+            raise MaskError(f'mask {fn} has {len(u)} colour(s) not in the palette: {eg}: add each to palette: (a class) or to '
+                            f'ignore: in data.yaml, or fix the mask')
+        return self.vals[i].astype(np.uint8)
+    def __call__(self, fn:Path|str, # Mask file
+                )->np.ndarray:
+        "The class indices of mask `fn`; `MaskError` when it cannot be read as such"
+        with Image.open(fn) as m:
+            m.load()
+            if m.mode in _bad_mask_modes: raise MaskError(f'mask {fn} has mode {m.mode}: save it as one 8-bit channel of class indices')
+            if self.palette is not None:
+                if m.mode not in _colour_modes | {'P'}:
+                    raise MaskError(f'mask {fn} is not colour-coded (mode {m.mode}) but the data set has a palette: remove palette: '
+                                    f'from data.yaml for index masks')
+                return self._colours(np.asarray(m.convert('RGB')), fn)
+            if m.mode in _colour_modes:
+                raise MaskError(f'mask {fn} is colour-coded (mode {m.mode}): give one colour per class as palette: in data.yaml '
+                                f'(a list of [r, g, b], or a file such as label_colors.txt), or convert it to an index mask, one '
+                                f'8-bit channel whose pixel value is the class index (line of codes.txt)')
+            a = np.asarray(m)
+        if a.dtype == np.uint8: out = self.lut[a]
+        else:
+            out = np.full(a.shape, -1, np.int16); ok = (a >= 0) & (a < self.n); out[ok] = a[ok]
+            for v in self.ignore:
+                if isinstance(v, int): out[a == v] = ignore_index
+        if (out < 0).any():
+            bad = np.unique(a[out < 0])
+            raise MaskError(f'mask {fn} has values {bad[:8].tolist()} outside 0..{self.n-1} ({self.n} classes in {self.where}): '
+                            f'fix the mask, add those classes to {self.where}, or list values that are no class under ignore: in data.yaml')
+        return out.astype(np.uint8)
+
+# %% ../nbs/00_data.ipynb #14a6476c
 def _check_pair(args):
-    "Problems of one (image, mask, n_codes) triple, reading each file once"
-    img_fn, msk_fn, n = args
+    "Problems of one (image, mask, reader) triple, reading each file once"
+    img_fn, msk_fn, reader = args
     probs, isz = [], None
     try:
         with Image.open(img_fn) as im: im.load(); isz = im.size
     except Exception as e:
         probs.append(f'image {img_fn} is unreadable or truncated ({e}): re-export it or remove it with its mask')
-    try:
-        with Image.open(msk_fn) as m:
-            m.load()
-            if m.mode in _bad_mask_modes:
-                return probs + [f'mask {msk_fn} is colour-coded (mode {m.mode}): convert it to an index mask, one '
-                                f'8-bit channel whose pixel value is the class index (line of codes.txt)']
-            msz, a = m.size, np.asarray(m)
+    try: a = reader(msk_fn)
+    except MaskError as e: return probs + [str(e)]
     except Exception as e:
         return probs + [f'mask {msk_fn} is unreadable or truncated ({e}): re-export it or remove it with its image']
+    msz = a.shape[::-1]
     if isz is not None and isz != msz:
         probs.append(f'image {img_fn} is {isz[0]}x{isz[1]} but its mask {msk_fn} is {msz[0]}x{msz[1]}: '
                      f'resize the mask (nearest neighbour) or the image so they match')
-    bad = np.unique(a[(a >= n) | (a < 0)]) if a.size else []
-    if len(bad):
-        probs.append(f'mask {msk_fn} has values {bad[:8].tolist()} outside 0..{n-1} ({n} classes in codes.txt): '
-                     f'fix the mask or add those classes to codes.txt')
     return probs
 
 # %% ../nbs/00_data.ipynb #2ddbb95f
@@ -197,49 +289,55 @@ def layout_hint(path:Path, # Data set root
             f"label_fn=MaskPath(path, '{t}') in Python")
 
 # %% ../nbs/00_data.ipynb #3cc006b2
+def _tail(label_fn)->str:
+    "The fixed end of a `MaskPath` template (after its last field): only files ending so can be its masks"
+    t = getattr(label_fn, 'tmpl', None)
+    return '' if t is None else t.rsplit('}', 1)[-1] if '}' in t else t
+
+def check_pairs(fns:list, # Image files
+                label_fn:Callable, # Image path -> mask path
+                reader:MaskReader, # How masks are read
+                n_workers:int|None=None, # Processes that read files; default: all cores when there are many files
+                images:set|None=None, # Every image file of the data set: files that are images are not orphan masks
+                expected:set|None=None, # Every mask of the data set (all splits): the others in their folders are orphans
+               )->list: # The problems found
+    "Every problem of the pairs (image, `label_fn(image)`), and the masks in their folders that no image maps to"
+    msks = [Path(label_fn(o)) for o in fns]
+    probs, pairs = [], []
+    for f, m in zip(fns, msks):
+        if m.is_file(): pairs.append((f, m, reader))
+        else: probs.append(f'image {f} has no mask (expected {m}): add the mask or remove the image')
+    images, expected = set(ifnone(images, fns)), set(ifnone(expected, msks))
+    fs = label_fn.fns if isinstance(label_fn, SplitMasks) else [label_fn]
+    tails = {_tail(f) for f in fs}
+    for d in sorted({m.parent for m in msks if m.parent.is_dir()}):
+        for m in get_image_files(d, recurse=False):
+            if m not in expected and m not in images and any(m.name.endswith(t) for t in tails):
+                probs.append(f'mask {m} has no image (no image file maps to it): add the image or remove the mask')
+    if n_workers is None: n_workers = 0 if len(pairs) < 500 else min(defaults.cpus, 8)
+    res = parallel(_check_pair, pairs, n_workers=n_workers, chunksize=64, progress=False)
+    return probs + [p for r in res for p in r]
+
 def check_data(path:Path|str, # Data set root
                codes:list|None=None, # Class names; default: read `path/codes.txt`
                label_fn:Callable|None=None, # Image path -> mask path; default `MaskPath(path)`
                images:str='images', # Folder of the images, relative to `path`
                n_workers:int|None=None, # Processes that read files; default: all cores when there are many files
+               reader:MaskReader|None=None, # How masks are read; default: index masks with `len(codes)` classes
               )->list: # The image files, when there is no problem
     "Check every image/mask pair under `path`; raise one `DataError` that lists every problem found"
     path = check_root(path)
     if codes is None: codes = read_codes(path/'codes.txt')
     label_fn = ifnone(label_fn, MaskPath(path))
     if not (path/images).is_dir():
-        raise DataError([f'{path/images} is not a folder: put the images there, or pass `images=`'], str(path))
+        raise DataError([f'{path/images} is not a folder: put the images there, or pass --images (images= in Python)'], str(path))
     fns = get_image_files(path/images)
     if not fns: raise DataError([f'{path/images} holds no image files: put the images there'], str(path))
-    msks = [Path(label_fn(o)) for o in fns]
-    probs, pairs = [], []
-    for f, m in zip(fns, msks):
-        if m.is_file(): pairs.append((f, m, len(codes)))
-        else: probs.append(f'image {f} has no mask (expected {m}): add the mask or remove the image')
-    if not pairs and isinstance(label_fn, MaskPath) and (hint := layout_hint(path, fns, label_fn.tmpl)): raise DataError([hint], str(path))
-    expected = set(msks)
-    for d in sorted({m.parent for m in msks if m.parent.is_dir()}):
-        for m in get_image_files(d, recurse=False):
-            if m not in expected and m.parent != (path/images):
-                probs.append(f'mask {m} has no image (no file in {path/images} maps to it): '
-                             f'add the image or remove the mask')
-    if n_workers is None: n_workers = 0 if len(pairs) < 500 else min(defaults.cpus, 8)
-    res = parallel(_check_pair, pairs, n_workers=n_workers, chunksize=64, progress=False)
-    probs += [p for r in res for p in r]
+    if isinstance(label_fn, MaskPath) and not any(Path(label_fn(o)).is_file() for o in fns[:50]) and (hint := layout_hint(path, fns, label_fn.tmpl)):
+        raise DataError([hint], str(path))
+    probs = check_pairs(fns, label_fn, ifnone(reader, MaskReader(len(codes))), n_workers)
     if probs: raise DataError(probs, str(path))
     return fns
-
-# %% ../nbs/00_data.ipynb #d4b6a1fa
-@call_parse
-def segdist_check_data(path:str, # Data set root (with images/, labels/, codes.txt)
-                       labels:str='labels/{stem}_P{suffix}', # Mask path template, relative to PATH
-                       images:str='images', # Image folder, relative to PATH
-                       n_workers:int=None, # Reader processes (default: all cores for large data sets)
-                      ):
-    "Check a segmentation data set and print every problem found"
-    try: fns = check_data(path, label_fn=MaskPath(path, labels), images=images, n_workers=n_workers)
-    except DataError as e: print(e); raise SystemExit(1)
-    print(f'{path}: {len(fns)} image/mask pairs, no problem found')
 
 # %% ../nbs/00_data.ipynb #d5526818
 def seg_palette(n:int, # Number of classes
@@ -291,42 +389,3 @@ def check_split(splits:tuple, # (train indices, valid indices) from a splitter
                                  f'or pass valid names / a suffix that some files match'], where)
     if nt == 0: raise DataError([f'the split puts all {n} items in validation, none in training: '
                                  f'with the seed rule pass `valid_suffix=None`, or use valid.txt'], where)
-
-# %% ../nbs/00_data.ipynb #29c4b975
-def _cache_kwargs(path:Path, fns:list, label_fn:Callable, item_sz, cache)->dict:
-    "`dataloaders` arguments that read the items from the cache (the next chapter's `CacheDL`)"
-    from segdist_nb.cache import CacheDL, SegCache, seg_cache   # the cache chapter builds on this one: imported here, not at the top
-    if not isinstance(cache, SegCache): cache = seg_cache(path, fns, label_fn, None if cache is True else cache, item_sz)
-    want = None if item_sz is None else list((item_sz, item_sz) if isinstance(item_sz, int) else item_sz)
-    if cache.man['size'] != want:
-        raise ValueError(f"the cache {cache.folder} stores items at {cache.man['size'] or 'native size'}, but item_sz is {item_sz}: "
-                         f"pass the same item_sz, or cache=True to use (or build) the cache for this one")
-    return dict(dl_type=CacheDL, cache=cache)
-
-# %% ../nbs/00_data.ipynb #20e8f837
-def seg_dls(path:Path|str, # Data set root (images/, labels/, codes.txt, optional valid.txt)
-            sz:int|tuple=128, # Training size
-            bs:int=8, # Batch size (per process under DDP)
-            codes:list|None=None, # Class names; default: read `path/codes.txt`
-            label_fn:Callable|None=None, # Image path -> mask path; default `MaskPath(path)`
-            splitter:Callable|None=None, # Default: `valid.txt`, else fastai's `RandomSplitter(0.2, seed=42)`
-            item_sz:int|tuple|None=None, # Resize items to this size first (for images of different sizes)
-            check:bool=True, # Run `check_data` first
-            images:str='images', # Image folder, relative to `path`
-            cache=None, # Decode once into a memory-mapped cache (next chapter): True (in `path`), a folder, or a `SegCache`
-            crop:bool=False, # Train on random crops of `sz` at native resolution (validation: centre crops) instead of resizing
-            **kwargs, # Passed to `DataBlock.dataloaders` (e.g. `num_workers`, `device`)
-           )->DataLoaders:
-    "The seed's segmentation `DataLoaders` for the data set at `path`"
-    path = Path(path)
-    if codes is None: codes = read_codes(path/'codes.txt')
-    label_fn = ifnone(label_fn, MaskPath(path))
-    fns = check_data(path, codes, label_fn, images) if check else get_image_files(path/images)
-    splitter = ifnone(splitter, default_splitter(path, fns))
-    check_split(splitter(fns), len(fns), str(path))
-    dblock = DataBlock(blocks=(ImageBlock, MaskBlock(codes)), get_items=lambda _: fns, get_y=label_fn,
-                       splitter=splitter, item_tfms=[*([Resize(item_sz, method='squish')] if item_sz else []), *([RandomCrop(sz)] if crop else [])],
-                       batch_tfms=seg_tfms(sz))
-    if cache is not None and cache is not False: kwargs.update(_cache_kwargs(path, fns, label_fn, item_sz, cache), crop=sz if crop else None)
-    kwargs.setdefault('pin_memory', torch.device(ifnone(kwargs.get('device'), default_device())).type == 'cuda')
-    return dblock.dataloaders(path, path=path, bs=bs, **kwargs)   # `path`: where the learner saves (fastai's convention)
