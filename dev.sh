@@ -78,7 +78,7 @@ docs_check() {
 
 jupyter_check() {
   # the fast notebooks, top to bottom in a real Jupyter kernel (nbclient + ipykernel), as JupyterLab runs them
-  (cd nbs && jupyter execute --timeout=900 00_data.ipynb 00a_cache.ipynb 01_split.ipynb 02_metrics.ipynb 02a_plots.ipynb 03_model.ipynb \
+  (cd nbs && jupyter execute --timeout=900 00_data.ipynb 00a_dataset.ipynb 00b_cache.ipynb 00c_dls.ipynb 01_split.ipynb 02_metrics.ipynb 02a_plots.ipynb 03_model.ipynb \
      04_distributed.ipynb 05b_predict.ipynb 05d_export.ipynb index.ipynb 2>&1 | { grep -v 'without encryption' || true; })
 }
 

@@ -5,7 +5,9 @@
 from fastai.vision.all import *
 from fastai.distributed import *
 from .data import *
+from .dataset import *
 from .cache import *
+from .dls import *
 from .split import naive_split, random_paths, random_names, bench_split
 from .split import FileSplitter as SeedSplitter
 from .metrics import *

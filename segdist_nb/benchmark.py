@@ -15,6 +15,8 @@ from fastai.distributed import *
 from accelerate.utils import DistributedDataParallelKwargs, DDPCommunicationHookType
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from .data import *
+from .dataset import *
+from .dls import *
 from .cache import *
 from .split import bench_split
 from .model import *
@@ -137,7 +139,7 @@ def pipeline_bench(data:Path|str, # A data set
     torch.set_num_threads(1)
     try:
         for name, d in sets:
-            t0 = time.perf_counter(); c = seg_cache(d, cache_dir=out/'cache', verbose=False); build = time.perf_counter() - t0
+            t0 = time.perf_counter(); c = seg_dls(d, sz=sz, bs=bs, check=False, num_workers=0, cache=out/'cache').train.cache; build = time.perf_counter() - t0
             h, w = c.man['shape'][1:]
             r = dict(data=name, size=f'{w}x{h}', build_s=build, n_items=len(c))
             r['png'] = pipeline_rate(seg_dls(d, sz=sz, bs=bs, check=False, num_workers=0).train, n)
@@ -190,8 +192,8 @@ def bench_worker(cfg:dict)->dict|None:
         data = synthetic_once(Path(cfg['out'])/'synth', n=max(64, cfg['bs'] * ws * 4), size=max(96, cfg['sz']))
     n = cfg['warmup'] + cfg['reps'] * cfg['steps']
     dls = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False)
-    cache = seg_cache(data, cache_dir=Path(cfg['out'])/'cache', verbose=False)
-    dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False, cache=cache)
+    dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False, cache=Path(cfg['out'])/'cache')
+    cache = dlc.train.cache   # of the description's train and valid images (data.yaml, or today's layout)
     arch = getattr(torchvision.models, cfg['arch'])
     ddp_kw = dict(bucket_cap_mb=cfg['bucket_mb'], static_graph=cfg['static_graph'], gradient_as_bucket_view=cfg['bucket_view'],
                   comm_hook=cfg.get('comm_hook'), powersgd_rank=cfg.get('powersgd_rank', 1), powersgd_warmup=cfg.get('powersgd_warmup', 2))

@@ -6,22 +6,22 @@ Docs: https://segdist.github.io/segdist_nb/cache.html.md"""
 
 # %% ../nbs/00b_cache.ipynb #aad6725f
 from __future__ import annotations
-import errno, hashlib, json, os, shutil, socket, time
+import errno, hashlib, json, os, shutil, socket, sys, time
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
 import numpy as np, torch
-import fastai.data.load
 from PIL import Image
 from fastcore.all import *
 from fastai.vision.all import *
 from fastai.distributed import rank0_first
 from .data import *
+from .dataset import *
 from .distributed import print0
 
 # %% auto #0
 __all__ = ['cache_version', 'CacheError', 'cache_manifest', 'cache_key', 'cache_changes', 'build_cache', 'SegCache', 'seg_cache',
-           'cache_checked', 'CacheDL', 'rss_mb', 'default_workers', 'parse_size', 'segdist_cache']
+           'cache_checked', 'parse_size', 'segdist_cache']
 
 # %% ../nbs/00b_cache.ipynb #074f01c0
 cache_version = 1
@@ -44,6 +44,7 @@ def cache_manifest(path:Path|str, # Data set root: file names are stored relativ
                    fns:list, # Image files
                    label_fn:Callable, # Image path -> mask path
                    size:int|tuple|None=None, # Storage size (height, width); None = native
+                   reader:MaskReader|None=None, # How masks are read (palette, ignore); None = fastai's `PILMask`
                   )->dict:
     "What a cache of `fns` is made from: each image and mask with its size in bytes and modification time, and the storage size"
     path, items = Path(path), []
@@ -54,7 +55,9 @@ def cache_manifest(path:Path|str, # Data set root: file names are stored relativ
             raise CacheError([f'{e.filename} does not exist: run segdist-check-data {path} to find every missing file']) from None
         items.append([_rel(f, path), fs.st_size, fs.st_mtime_ns, _rel(m, path), ms.st_size, ms.st_mtime_ns])
     items.sort()
-    return dict(version=cache_version, size=None if size is None else list(_hw(size)), items=items)
+    man = dict(version=cache_version, size=None if size is None else list(_hw(size)), items=items)
+    if reader is not None and not reader.plain: man['masks'] = repr(reader)   # another palette or ignore list: another cache
+    return man
 
 def cache_key(man:dict)->str:
     "The name of the cache folder of manifest `man`"
@@ -81,13 +84,13 @@ def cache_changes(old:dict, # Manifest the cache was built from
 # %% ../nbs/00b_cache.ipynb #f7175695
 def _fill(args)->list:
     "Decode rows of a cache into its two files (runs in a worker process); the problems found"
-    root, files, size, rows = args
+    root, files, size, rows, reader = args
     rsz = Resize(size, method='squish') if size else None
     fds = [os.open(fn, os.O_WRONLY) for fn, _, _ in files]
     probs = []
     try:
         for i, img_fn, msk_fn in rows:
-            img, msk = PILImage.create(root/img_fn), PILMask.create(root/msk_fn)
+            img, msk = PILImage.create(root/img_fn), PILMask.create(root/msk_fn if reader is None else reader(root/msk_fn))
             if rsz is not None: img, msk = rsz(img, split_idx=1), rsz(msk, split_idx=1)
             arrs = image2tensor(img).numpy(), np.asarray(msk)
             for fd, (_, off, shape), a in zip(fds, files, arrs):
@@ -131,10 +134,11 @@ def build_cache(path:Path|str, # Data set root
                 n_workers:int|None=None, # Decoding processes; default all cores for 64 pairs or more
                 verbose:bool=True, # Print what is built (rank 0)
                 checked:list|None=None, # The class codes the files passed `check_data` with, if they did
+                reader:MaskReader|None=None, # How masks are read (palette, ignore values); None = fastai's `PILMask`
                )->Path: # The cache's folder
     "Decode every image/mask pair of `fns` once into `dest/<key>/`, under a temporary name renamed when complete"
     path = Path(path); label_fn = ifnone(label_fn, MaskPath(path)); dest = Path(ifnone(dest, path/'.segdist_cache'))
-    man = cache_manifest(path, fns, label_fn, size)
+    man = cache_manifest(path, fns, label_fn, size, reader)
     final = dest/cache_key(man)
     if (final/'manifest.json').exists(): return final
     items = man['items']
@@ -165,7 +169,7 @@ def build_cache(path:Path|str, # Data set root
         t0 = time.time()
         rows = [(i, o[0], o[3]) for i, o in enumerate(items)]
         k = max(1, min(256, -(-n // max(1, 4 * nw))))
-        probs = [p for r in parallel(_fill, [(path, files, size, rows[i:i + k]) for i in range(0, n, k)], n_workers=nw,
+        probs = [p for r in parallel(_fill, [(path, files, size, rows[i:i + k], reader) for i in range(0, n, k)], n_workers=nw,
                                      progress=False) for p in r]
         if probs: raise CacheError(probs, str(path))
         (tmp/'manifest.json').write_text(json.dumps(dict(man, shape=[n, h, w], root=str(path.absolute()), checked=checked)))
@@ -237,9 +241,9 @@ def _caches(dest:Path)->list:
     out = [(d, json.loads((d/'manifest.json').read_text())) for d in dest.glob('*/') if (d/'manifest.json').is_file()]
     return sorted(out, key=lambda o: -(o[0]/'manifest.json').stat().st_mtime_ns)
 
-def _prepare(path:Path, fns:list, label_fn:Callable, dest:Path, size, rebuild:bool, n_workers, verbose:bool, checked=None)->Path:
+def _prepare(path:Path, fns:list, label_fn:Callable, dest:Path, size, rebuild:bool, n_workers, verbose:bool, checked=None, reader=None)->Path:
     "The folder of the cache of the current files: found, or built after reporting (or refusing) a stale one"
-    man = cache_manifest(path, fns, label_fn, size)
+    man = cache_manifest(path, fns, label_fn, size, reader)
     final = dest/cache_key(man)
     if (final/'manifest.json').exists():
         m = json.loads((final/'manifest.json').read_text())
@@ -254,7 +258,7 @@ def _prepare(path:Path, fns:list, label_fn:Callable, dest:Path, size, rebuild:bo
         if not rebuild: raise CacheError([f'the cache {old[0][0]} was made from other files: ' + '; '.join(ch) +
                                           f'. Rebuild it (segdist-cache {path}, or seg_cache(..., rebuild=True))'], str(path))
         if verbose: print0(f'cache: {old[0][0]} is stale (' + '; '.join(ch) + '): rebuilding')
-    folder = build_cache(path, fns, label_fn, dest, size, n_workers, verbose, checked)
+    folder = build_cache(path, fns, label_fn, dest, size, n_workers, verbose, checked, reader)
     for d, _ in old: shutil.rmtree(d, ignore_errors=True)
     return folder
 
@@ -268,12 +272,13 @@ def seg_cache(path:Path|str, # Data set root
               n_workers:int|None=None, # Decoding processes for a build
               verbose:bool=True, # Print builds and stale caches (rank 0)
               checked:list|None=None, # The class codes the files passed `check_data` with, if they just did
+              reader:MaskReader|None=None, # How masks are read (a `DataSpec`'s `reader`); None = fastai's `PILMask`
              )->SegCache:
     "The cache of the image/mask pairs under `path`: opened when it matches the files, else built (rank 0 first under DDP)"
     path = Path(path)
     fns, label_fn = ifnone(fns, get_image_files(path/'images')), ifnone(label_fn, MaskPath(path))
     dest = Path(ifnone(cache_dir, path/'.segdist_cache'))
-    make = partial(_prepare, path, fns, label_fn, dest, size, rebuild, n_workers, verbose, checked)
+    make = partial(_prepare, path, fns, label_fn, dest, size, rebuild, n_workers, verbose, checked, reader)
     if num_distrib() <= 1: return SegCache(make(), path)
     with no_random(): folder = rank0_first(make)   # its dummy Learner draws random numbers: keep the run's random state
     return SegCache(folder, path)
@@ -281,60 +286,14 @@ def seg_cache(path:Path|str, # Data set root
 # %% ../nbs/00b_cache.ipynb #6ffc8854
 def cache_checked(path:Path|str, # Data set root
                   codes:list, # The class codes the check would use
-                  fns:list|None=None, label_fn:Callable|None=None, cache_dir:Path|str|None=None, size=None, # As for `seg_cache`
+                  fns:list|None=None, label_fn:Callable|None=None, cache_dir:Path|str|None=None, size=None, reader=None, # As for `seg_cache`
                  )->bool:
     "Whether the cache of the current files exists and records that they passed `check_data` with `codes`"
     path = Path(path)
     fns, label_fn = ifnone(fns, get_image_files(path/'images')), ifnone(label_fn, MaskPath(path))
-    try: fn = Path(ifnone(cache_dir, path/'.segdist_cache'))/cache_key(cache_manifest(path, fns, label_fn, size))/'manifest.json'
+    try: fn = Path(ifnone(cache_dir, path/'.segdist_cache'))/cache_key(cache_manifest(path, fns, label_fn, size, reader))/'manifest.json'
     except CacheError: return False
     return fn.exists() and json.loads(fn.read_text()).get('checked') == list(codes)
-
-# %% ../nbs/00b_cache.ipynb #8232e7e1
-class CacheDL(TfmdDL):
-    "fastai's `TfmdDL`, gathering each batch from a `SegCache` when it has one: no file is opened or decoded"
-    def __init__(self, dataset=None, # As for `TfmdDL`: items are image files
-                 cache:SegCache|None=None, # The cache holding those files
-                 crop:int|tuple|None=None, # Random windows of this size in training, centre ones in validation (`seg_dls(crop=True)`)
-                 **kwargs):
-        self.cache, self._rows, self.crop = cache, None, crop
-        super().__init__(dataset, **kwargs)
-    @property
-    def rows(self)->np.ndarray:
-        "The cache row of each item of the data set"
-        if self._rows is None: self._rows = self.cache.rows(self.dataset.items)
-        return self._rows
-    def new(self, dataset=None, cls=None, **kwargs):
-        if 'cache' not in kwargs and (dataset is None or dataset is self.dataset): kwargs.update(cache=self.cache, crop=self.crop)
-        return super().new(dataset, cls, **kwargs)
-    def do_item(self, s): return super().do_item(s) if self.cache is None else ifnone(s, 0)
-    def create_batch(self, b):
-        if self.cache is None: return super().create_batch(b)
-        rows = self.rows[np.asarray(b)]
-        return self.cache.batch(rows) if self.crop is None else self.cache.crops(rows, _hw(self.crop), self._corners(len(rows)))
-    def _corners(self, n:int)->list:
-        "(top, left) of `n` windows: random in training (this loader's random state), centred in validation"
-        (H, W), (h, w) = self.cache.man['shape'][1:], _hw(self.crop)
-        if h > H or w > W: raise CacheError([f'crop {w}x{h} is larger than the cached images ({W}x{H}): crop smaller, or store larger'])
-        if getattr(self.dataset, 'split_idx', 0): return [((H - h) // 2, (W - w) // 2)] * n
-        return [(self.rng.randint(0, H - h), self.rng.randint(0, W - w)) for _ in range(n)]
-    def retain(self, res, b): return super().retain(res, b) if self.cache is None else res
-
-# %% ../nbs/00b_cache.ipynb #47131012
-def rss_mb()->dict:
-    "This process's resident memory in MB, anonymous (its own) and file-backed (shared pages of mapped files), from /proc"
-    st = dict(l.split(':', 1) for l in Path('/proc/self/status').read_text().splitlines() if ':' in l)
-    return {k: int(st[k].split()[0]) / 1024 for k in ('RssAnon', 'RssFile')}
-
-# %% ../nbs/00b_cache.ipynb #70386f07
-def default_workers(cuda:bool|None=None, # Training on CUDA; default: whether CUDA is available
-                   )->int:
-    "DataLoader workers per process: 0 on the CPU, else the node's cores shared among its local processes, at most 8"
-    if not ifnone(cuda, torch.cuda.is_available()): return 0
-    return min(8, max(1, defaults.cpus // max(1, int(os.environ.get('LOCAL_WORLD_SIZE', 1)))))
-
-def _to_device_nb(b, device=None, non_blocking=True): return to_device(b, device, non_blocking=non_blocking)
-fastai.data.load.to_device = _to_device_nb
 
 # %% ../nbs/00b_cache.ipynb #73db8a29
 def parse_size(s:str|None)->int|tuple|None:
@@ -347,19 +306,21 @@ def parse_size(s:str|None)->int|tuple|None:
 
 # %% ../nbs/00b_cache.ipynb #9251834a
 @call_parse
-def segdist_cache(path:str, # Data set root (images/, labels/, codes.txt)
-                  cache_dir:str=None, # Where the cache goes (default PATH/.segdist_cache)
+def segdist_cache(data:str, # Data set folder (with data.yaml, or images/, labels/, codes.txt), or a data.yaml
+                  cache_dir:str=None, # Where the cache goes (default DATA/.segdist_cache)
                   item_sz:str=None, # Storage size, 'S' or 'H,W' (default: the images' own size)
-                  labels:str='labels/{stem}_P{suffix}', # Mask path template, relative to PATH
-                  images:str='images', # Image folder, relative to PATH
+                  labels:str=None, # Mask path template of today's layout, relative to DATA (default 'labels/{stem}_P{suffix}')
+                  images:str=None, # Image folder of today's layout, relative to DATA (default 'images')
                   n_workers:int=None, # Decoding processes (default: all cores)
                   no_check:bool=False, # Skip the data check
                  ):
-    "Check a segmentation data set and decode it once into the memory-mapped cache that train.py --cache reads"
-    label_fn = MaskPath(path, labels)
+    "Check a segmentation data set and decode its training and validation images once into the cache that train.py --cache reads"
     try:
-        size = parse_size(item_sz)
-        fns = get_image_files(Path(path)/images) if no_check else check_data(path, label_fn=label_fn, images=images, n_workers=n_workers)
-        c = seg_cache(path, fns, label_fn, cache_dir, size, n_workers=n_workers, checked=None if no_check else read_codes(Path(path)/'codes.txt'))
+        size, spec = parse_size(item_sz), load_data(data, images, labels)
+        use = [s for s in ('train', 'valid') if s in spec.splits]
+        fns = [f for s in use for f in (spec.files(s) if no_check else check_spec(spec, n_workers, use)[s])]
+        c = seg_cache(spec.root, fns, spec.label_fn(use), cache_dir, size, n_workers=n_workers, checked=None if no_check else spec.codes,
+                      reader=spec.reader)
+    except SpecError as e: print(e, file=sys.stderr); raise SystemExit(2)
     except (DataError, ValueError) as e: print(e); raise SystemExit(1)
     print(f'{c}: ready')

@@ -12,6 +12,8 @@ import numpy as np, pandas as pd, torch, torch.distributed as dist
 from fastcore.all import *
 from fastai.vision.all import *
 from .data import *
+from .dataset import *
+from .dls import *
 from .metrics import *
 from .plots import *
 from .distributed import setup_distrib, print0
@@ -55,37 +57,44 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
              tta:bool=False, # Average with the flipped image's prediction
              k:int=6, # Worst images drawn in worst.png
              cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
-             labels:str='labels/{stem}_P{suffix}', # Mask path template, relative to `data`
-             images:str='images', # Image folder, relative to `data`
+             labels:str|None=None, # Mask path template of today's layout, relative to `data` (default 'labels/{stem}_P{suffix}')
+             images:str|None=None, # Image folder of today's layout, relative to `data` (default 'images')
              check:bool=True, # Check the data set first (rank 0)
+             split:str|None=None, # Which split of the description: default `test` if it has one, else every image of every split
             )->dict|None: # eval.json's contents, on rank 0
     "Per-class and per-image metrics of `model` on `data`, at each mask's resolution; this process's share of the images under a launch"
     t0, rank, ws = time.time(), rank_distrib(), max(1, num_distrib())
     if torch.cuda.is_available() and not cpu and ws > 1: torch.cuda.set_device(int(os.environ.get('LOCAL_RANK', 0)))
     m = load_model(model, cpu)
-    data = check_root(data)
-    codes, void = read_codes(data/'codes.txt'), m.void
+    spec = load_data(data, images, labels)
+    split = ifnone(split, 'test' if 'test' in spec.splits else None)
+    if split is not None and split not in spec.splits:
+        raise DataError([f"--split {split}: the data set has the splits {list(spec.splits)}: choose one of them (test: in data.yaml)"], str(spec.file or spec.root))
+    use = [split] if split else list(spec.splits)
+    codes, void = spec.codes, m.void
     if list(codes) != list(m.codes):
-        raise DataError([f"the model's classes {list(m.codes)} are not those of {data/'codes.txt'} {list(codes)}: evaluate on data "
-                         f"labelled with the model's classes (same names, same order)"], str(data))
-    lf = MaskPath(data, labels)
-    fns = sorted(check_data(data, codes, lf, images) if check and rank == 0 else get_image_files(data/images))
+        raise DataError([f"the model's classes {list(m.codes)} are not those of the data set {list(codes)}: evaluate on data "
+                         f"labelled with the model's classes (same names, same order)"], str(spec.file or spec.root/'codes.txt'))
+    gm = GetMask(spec.label_fn(use), spec.reader)
+    if check and rank == 0: check_spec(spec, splits=use)
+    fns = sorted(f for s in use for f in spec.files(s))
     n = len(codes)
     cm, rows = np.zeros((n, n), np.int64), []
     for fn, _, pred in predict_masks(m, fns[rank::ws], bs, tta, tile, overlap, progress=rank == 0):
-        c = image_confusion(pred, np.asarray(PILMask.create(lf(fn))), n)
+        c = image_confusion(pred, gm(fn), n)
         cm += c
-        rows.append(dict(file=Path(fn).relative_to(data).as_posix(), **image_scores(c, void)))
+        rows.append(dict(file=Path(fn).relative_to(spec.root).as_posix(), **image_scores(c, void)))
     parts = _gather((cm, rows))
     if rank != 0: return None
     cm, rows = sum(p[0] for p in parts), [r for p in parts for r in p[1]]
-    return _write_eval(m, data, fns, lf, cm, rows, out, dict(model=str(model) if not isinstance(model, Learner) else 'Learner',
-                       data=str(data), processes=ws, bs=bs, tile=tile, overlap=overlap if tile else None, tta=tta), t0, k)
+    return _write_eval(m, spec.root, fns, gm, cm, rows, out, dict(model=str(model) if not isinstance(model, Learner) else 'Learner',
+                       data=str(spec.file or spec.root), split=split, processes=ws, bs=bs, tile=tile, overlap=overlap if tile else None, tta=tta), t0, k)
 
 # %% ../nbs/05c_evaluate.ipynb #a4057a50
-def _write_eval(m, data:Path, fns:list, lf, cm:np.ndarray, rows:list, out, how:dict, t0:float, k:int)->dict:
+def _write_eval(m, data:Path, fns:list, gm, cm:np.ndarray, rows:list, out, how:dict, t0:float, k:int)->dict:
     "per_class.csv, per_image.csv, iou.png, confusion.png, worst.png and eval.json from the summed confusion matrix"
-    out = Path(ifnone(out, (Path(how['model']).parent if how['model'] != 'Learner' else Path('.'))/f'eval-{data.name}'))
+    name = f"eval-{data.name}" + (f"-{how['split']}" if how.get('split') else '')
+    out = Path(ifnone(out, (Path(how['model']).parent if how['model'] != 'Learner' else Path('.'))/name))
     out.mkdir(parents=True, exist_ok=True)
     st = SegStats(len(m.codes), m.void); st.cm = torch.as_tensor(cm)
     pc = st.per_class(); pc.insert(1, 'name', [m.codes[i] for i in pc.cls])
@@ -96,7 +105,7 @@ def _write_eval(m, data:Path, fns:list, lf, cm:np.ndarray, rows:list, out, how:d
     worst = pi.head(k)
     if len(worst):
         wfns = [data/f for f in worst.file]
-        trip = [(np.asarray(img), np.asarray(PILMask.create(lf(fn))), pred)
+        trip = [(np.asarray(img), gm(fn), pred)
                 for fn, img, pred in predict_masks(m, wfns, how['bs'], how['tta'], how['tile'], how['overlap'] or 0.25, progress=False)]
         plot_triplets(trip, m.codes, out/'worst.png', captions=[f'{f}: mIoU {r.miou:.3f}, acc {r.acc:.3f}' for f, r in zip(worst.file, worst.itertuples())])
     res = dict(how, n_images=len(rows), seconds=round(time.time() - t0, 2),
@@ -113,7 +122,8 @@ def eval_parser()->argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='segdist-eval', description='Metrics of a trained model on a labelled data set, per class and '
                                 'per image (run it with segdist-launch -m segdist_nb.evaluate for N processes)')
     p.add_argument('model', help="a run's model.pkl, or an .onnx from segdist-export")
-    p.add_argument('data', help='labelled data set: images/, labels/, codes.txt')
+    p.add_argument('data', help='labelled data set: a folder (its data.yaml, or images/, labels/, codes.txt) or a data.yaml')
+    p.add_argument('--split', help="the split to score (train, valid, test); default: test when the data set's description has one, else every image")
     p.add_argument('--out', help='output folder (default: eval-<data set name> beside the model)')
     p.add_argument('--bs', type=int, default=8, help='images (whole) or windows (tiles) per batch (default 8)')
     p.add_argument('--tile', type=int, help='predict by overlapping windows of this side (a multiple of 32) at native resolution')
@@ -121,8 +131,8 @@ def eval_parser()->argparse.ArgumentParser:
     p.add_argument('--tta', action='store_true', help="average with the flipped image's prediction")
     p.add_argument('--k', type=int, default=6, help='worst images drawn in worst.png (default 6)')
     p.add_argument('--cpu', action='store_true', help='use the CPU even when there is a GPU')
-    p.add_argument('--labels', default='labels/{stem}_P{suffix}', help="mask path template, relative to DATA (default 'labels/{stem}_P{suffix}')")
-    p.add_argument('--images', default='images', help="image folder, relative to DATA (default 'images')")
+    p.add_argument('--labels', help="mask path template of today's layout, relative to DATA (default 'labels/{stem}_P{suffix}')")
+    p.add_argument('--images', help="image folder of today's layout, relative to DATA (default 'images')")
     p.add_argument('--no-check', action='store_true', help='skip the data check')
     return p
 
@@ -131,7 +141,7 @@ def segdist_eval(argv:list|None=None):
     a = eval_parser().parse_args(argv)
     setup_distrib()
     if num_distrib() > 1 and not dist.is_initialized(): dist.init_process_group('gloo')   # only to gather the results
-    try: evaluate(a.model, a.data, a.out, a.bs, a.tile, a.overlap, a.tta, a.k, True if a.cpu else None, a.labels, a.images, not a.no_check)
+    try: evaluate(a.model, a.data, a.out, a.bs, a.tile, a.overlap, a.tta, a.k, True if a.cpu else None, a.labels, a.images, not a.no_check, a.split)
     except (ValueError, OSError, ImportError) as e:
         if rank_distrib() == 0: print(f'segdist-eval: error: {e}', file=sys.stderr)
         raise SystemExit(2)

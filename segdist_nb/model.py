@@ -12,6 +12,8 @@ import numpy as np, torch, torchvision
 from fastcore.all import *
 from fastai.vision.all import *
 from .data import *
+from .dataset import *
+from .dls import *
 from .metrics import *
 
 # %% auto #0
@@ -150,7 +152,7 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
                 pretrained:bool|str|Path=False, # False, True (torch's local cache) or a weights file
                 precision:str='auto', # 'auto', 'fp32', 'fp16' or 'bf16'
                 wd:float=1e-2, # Weight decay (the seed's)
-                ignore_void:bool=False, # Also leave void pixels out of the loss (`ignore_index`)
+                ignore_void:bool=False, # Also leave void pixels out of the loss (pixels of `ignore:` values always are)
                 metrics:list|None=None, # Default: `seg_metrics` (acc_all, acc_clss, miou, dice, fwiou)
                 self_attention:bool=True, # The seed's self-attention U-Net
                 opt_func:Callable=seg_opt, # The optimizer (default: torch's AdamW, above)
@@ -161,7 +163,9 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
     n, void = len(codes), void_idx(void, codes)
     w = class_weights(dls, weights, void)
     wt = tensor(w).float() if w is not None else None
-    loss = CrossEntropyLossFlat(axis=1, weight=wt, **({'ignore_index': void} if ignore_void and void is not None else {}))
+    lw = wt
+    if ignore_void and void is not None: lw = ifnone(wt, torch.ones(n)).clone(); lw[void] = 0.   # a zero weight is `ignore_index` for a second value
+    loss = CrossEntropyLossFlat(axis=1, weight=lw, ignore_index=ignore_index)   # `ignore:` pixels (255) count in no loss
     learn = unet_learner(dls, arch, pretrained=False, loss_func=loss, metrics=ifnone(metrics, seg_metrics(n, void)),
                          wd=wd, self_attention=self_attention, opt_func=opt_func, **kwargs)
     learn.model.register_buffer('class_weights', wt if wt is not None else torch.ones(n))

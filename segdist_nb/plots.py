@@ -59,7 +59,7 @@ def plot_triplets(items:list, # (image HxWx3 in 0..1 or uint8, true mask HxW, pr
                   captions:list|None=None, # A caption per row, shown on its image
                  ):
     "Rows of image, true mask and predicted mask, in the class palette"
-    pal, n = seg_palette(len(codes)), len(items)
+    pal, n = np.concatenate([seg_palette(len(codes)), np.full((256 - len(codes), 3), 255, np.uint8)]), len(items)   # ignored pixels (255) white
     fig, axs = plt.subplots(n, 3, figsize=(6, 2 * n), squeeze=False)
     for i, (img, truth, pred) in enumerate(items):
         for ax, im, t in zip(axs[i], [img, pal[np.asarray(truth)], pal[np.asarray(pred)]], ['image', 'truth', 'prediction']):

@@ -14,6 +14,8 @@ import fastai.learner
 from fastai.vision.all import *
 from fastai.distributed import *
 from .data import *
+from .dataset import *
+from .dls import *
 from .cache import *
 from .split import FileSplitter
 from .metrics import *
@@ -36,12 +38,12 @@ seed_stages = [
 stage_keys = {'name', 'sz', 'bs', 'epochs', 'lr', 'pct_start', 'wd', 'freeze', 'crop'}
 
 default_config = dict(
-    data=None,              # data set root; None = the synthetic demo set in data/synth (made if missing)
-    images='images',        # image folder, relative to the data set root
-    labels='labels/{stem}_P{suffix}',  # mask path template, relative to the data set root (`MaskPath`)
+    data=None,              # data set: a folder (its data.yaml, or images/, labels/, codes.txt) or a data.yaml; None = the synthetic demo set in data/synth
+    images=None,            # image folder of today's layout, relative to the data set root (default 'images')
+    labels=None,            # mask path template of today's layout, relative to the root (`MaskPath`; default 'labels/{stem}_P{suffix}')
     arch='resnet34',        # torchvision encoder
     pretrained=False,       # False, True (torch's local cache) or a weights file
-    void=None,              # void class, index or name
+    void=None,              # void class, index or name; default: the data set's (void: in data.yaml)
     weights=None,           # class weights: a list, 'median_freq' or None
     ignore_void=False,      # also leave void pixels out of the loss
     precision='auto',       # auto, fp32, fp16, bf16
@@ -211,17 +213,16 @@ def _splitter(cfg:dict):
     if isinstance(names, (str, Path)): names = [l.strip() for l in Path(names).read_text().splitlines() if l.strip()]
     return FileSplitter(names or [], sfx)
 
-def stage_dls(cfg:dict, st:dict, data:Path, cache=None)->DataLoaders:
+def stage_dls(cfg:dict, st:dict, data:DataSpec, cache=None)->DataLoaders:
     "The stage's `DataLoaders` (`plan_run` has checked the data and the split), from the cache when there is one"
     return seg_dls(data, sz=st['sz'], bs=st['bs'], splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
-                   label_fn=MaskPath(data, cfg['labels']), images=cfg['images'],
                    num_workers=ifnone(cfg['num_workers'], default_workers()), cache=cache, crop=st.get('crop', False))
 
 # %% ../nbs/05_train.ipynb #c082c2e7
-def _prepare_data(cfg:dict)->Path:
-    "The data set root; the synthetic demo set is made (by rank 0 first) when `data` is None"
-    if cfg['data'] is not None: return check_root(cfg['data'])
-    return synthetic_once('data/synth', n=cfg['synth_n'], size=96)
+def _prepare_data(cfg:dict)->DataSpec:
+    "The data set's description; the synthetic demo set is made (by rank 0 first) when `data` is None"
+    data = cfg['data'] if cfg['data'] is not None else synthetic_once('data/synth', n=cfg['synth_n'], size=96)
+    return load_data(data, cfg['images'], cfg['labels'])
 
 # %% ../nbs/05_train.ipynb #6c8ab4ba
 class RunError(ValueError):
@@ -234,24 +235,26 @@ def plan_run(cfg:dict, # A config (see `default_config`)
              restarted:bool=False, # torch elastic restarted the run (`group_restarted`): resume from the checkpoint if there is one
             )->AttrDict:
     "Check everything the run needs, before anything is written: data, classes, split, weights, batch sizes, checkpoint"
-    data = _prepare_data(cfg)
-    codes = read_codes(data/'codes.txt')
+    spec = _prepare_data(cfg)
+    codes, use = spec.codes, ['train'] + (['valid'] if spec.has_valid else [])
+    if spec.has_valid and (cfg['valid_suffix'] is not None or cfg['valid_names'] is not None):
+        raise ValueError(f"--valid-suffix/--valid-names and the valid: split of {spec.file}: use one of them")
     # rank 0 alone reads every file: the other ranks would repeat the same reads, and if rank 0 finds a problem the
     # launcher stops them
-    label_fn, images = MaskPath(data, cfg['labels']), cfg['images']
-    fns = get_image_files(data/images)
+    fns = [f for s in use for f in spec.files(s)]
     if cfg['check'] and rank_distrib() == 0:
-        if cfg['cache'] and cache_checked(data, codes, fns, label_fn, None if cfg['cache'] is True else cfg['cache'], cfg['item_sz']):
+        if cfg['cache'] and cache_checked(spec.root, codes, fns, spec.label_fn(use), None if cfg['cache'] is True else cfg['cache'], cfg['item_sz'], spec.reader):
             print0('data check: the cache of these files records that they passed it; not read again')
-        else: fns = check_data(data, codes, label_fn, images)
-    if not fns: raise DataError([f"{data/images} holds no image files: put the images there, or pass --images"], str(data))
-    void = void_idx(cfg['void'], codes)
+        else: check_spec(spec, splits=use)
+    if not fns: raise DataError([f"{spec.splits['train'].images} holds no image files: put the images there, or pass --images"], str(spec.root))
+    void = void_idx(ifnone(cfg['void'], spec.void), codes)
     arch = getattr(torchvision.models, cfg['arch'], None)
     if arch is None: raise ValueError(f"arch {cfg['arch']!r} is not a torchvision model (e.g. resnet18, resnet34, resnet50)")
     pretrained_file(arch, cfg['pretrained'])
     check_weights(cfg['weights'], codes)
-    splits = ifnone(_splitter(cfg), default_splitter(data, fns))(fns)
-    check_split(splits, len(fns), str(data))
+    nt = len(spec.files('train'))
+    splits = (L(range(nt)), L(range(nt, len(fns)))) if spec.has_valid else ifnone(_splitter(cfg), default_splitter(spec.root, fns))(fns)
+    check_split(splits, len(fns), str(spec.file or spec.root))
     ws = max(1, num_distrib())
     for st in cfg['stages']:
         if len(splits[0]) // ws < st['bs']:
@@ -276,7 +279,7 @@ def plan_run(cfg:dict, # A config (see `default_config`)
         if out.exists() and not out.is_dir(): raise NotADirectoryError(f'run folder {out} is a file: choose another --out')
         if not (resume or restarted) and (out/'config.json').exists():
             raise FileExistsError(f'run folder {out} already holds a run: pass --resume to continue it, or choose another --out')
-    return AttrDict(data=data, codes=codes, void=void, arch=arch, ck=ck, meta=meta, fns=fns)
+    return AttrDict(data=spec, codes=codes, void=void, arch=arch, ck=ck, meta=meta, fns=fns, use=use)
 
 # %% ../nbs/05_train.ipynb #cdce6345
 class RunTimer:
@@ -316,8 +319,8 @@ def train(cfg:dict, # A config (see `default_config`)
         cfg = check_config(dict(cfg))
         p = plan_run(cfg, out, resume, group_restarted())
         tm('checks')
-        cache = seg_cache(p.data, p.fns, MaskPath(p.data, cfg['labels']), None if cfg['cache'] is True else cfg['cache'],
-                          cfg['item_sz'], checked=p.codes if cfg['check'] else None) if cfg['cache'] else None
+        cache = seg_cache(p.data.root, p.fns, p.data.label_fn(p.use), None if cfg['cache'] is True else cfg['cache'],
+                          cfg['item_sz'], checked=p.codes if cfg['check'] else None, reader=p.data.reader) if cfg['cache'] else None
         if rank == 0:
             try:
                 for d in ('models', 'ckpt', 'ranks'): (out/d).mkdir(parents=True, exist_ok=True)
@@ -329,12 +332,13 @@ def train(cfg:dict, # A config (see `default_config`)
         m = ck['meta']
         print0(f"resuming {out} after epoch {m['epoch'] + 1}/{m['n_epoch']} of stage {m['stage']} ({cfg['stages'][m['stage']]['name']})")
     if rank == 0:
-        (out/'config.json').write_text(json.dumps(dict(cfg, data=str(data), world_size=max(1, num_distrib())), indent=1, default=str))
+        (out/'config.json').write_text(json.dumps(dict(cfg, data=str(data.file or data.root), dataset=data.to_dict(), void=void,
+                                                       world_size=max(1, num_distrib())), indent=1, default=str))
         if ck is not None: _trim_log(out/'metrics.csv', ck['meta'])
     weights = cfg['weights']
     if weights == 'median_freq':
         dls0 = seg_dls(data, sz=cfg['stages'][0]['sz'], bs=1, splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
-                       label_fn=MaskPath(data, cfg['labels']), images=cfg['images'], num_workers=0, cache=cache)
+                       num_workers=0, cache=cache)
         weights = class_weights(dls0, weights, void)
         tm('class weights')
     prev, learn, batches, tb_step = None, None, {}, 0
@@ -495,7 +499,7 @@ def train_parser()->argparse.ArgumentParser:
     "The options of `train.py`"
     p = argparse.ArgumentParser(prog='train.py', description="Train the seed's segmentation recipe (run it with segdist_nb.launch for N processes)")
     p.add_argument('--config', help='YAML/JSON file with keys of default_config (stages, arch, ...)')
-    p.add_argument('--data', help='data set root (images/, labels/, codes.txt); default: synthetic demo set in data/synth')
+    p.add_argument('--data', help='data set: a folder (its data.yaml, or images/, labels/, codes.txt) or a data.yaml; default: synthetic demo set in data/synth')
     p.add_argument('--images', help="image folder, relative to --data (default 'images')")
     p.add_argument('--labels', help="mask path template, relative to --data, with {stem}, {suffix}, {name} (default 'labels/{stem}_P{suffix}')")
     p.add_argument('--out', help='run folder; default runs/<start time>, the same for every rank')
