@@ -160,6 +160,11 @@ def run_nodes(argvs:list, # Launcher arguments, one list per node
               envs:list|None=None, # Environment variables to add, one dict per node
               **kwargs, # Passed to `run_launch` (e.g. `timeout`)
              )->list: # Each launcher's `CompletedProcess`, in node order
-    "Run one launcher per node, all at once, on this machine"
+    "Run one launcher per node, all at once, on this machine; one such group at a time on the machine"
+    import fcntl, tempfile
     envs = envs or [None] * len(argvs)
-    with ThreadPoolExecutor(len(argvs)) as ex: return list(ex.map(lambda a, e: run_launch(a, env=e, **kwargs), argvs, envs))
+    # two notebooks' multi-node tests at once (nbdev-test runs two notebooks at a time) put four agents and their
+    # workers on two cores: rendezvous and store timeouts. A lock file makes the groups of this machine take turns.
+    with open(os.path.join(tempfile.gettempdir(), 'segdist-run-nodes.lock'), 'w') as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        with ThreadPoolExecutor(len(argvs)) as ex: return list(ex.map(lambda a, e: run_launch(a, env=e, **kwargs), argvs, envs))
