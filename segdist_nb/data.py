@@ -189,12 +189,10 @@ class MaskReader:
         self.lut = np.full(256, -1, np.int16); self.lut[:self.n] = np.arange(self.n)
         for o in self.ignore:
             if isinstance(o, int) and 0 <= o < 256: self.lut[o] = ignore_index
-        if self.palette is not None:
-            keys = _rgb_key(self.palette); order = np.argsort(keys)
-            self.keys, self.vals = keys[order], order
-            ik = [(c[0] << 16) | (c[1] << 8) | c[2] for c in self.ignore if isinstance(c, tuple)]
-            self.keys, self.vals = np.concatenate([self.keys, ik]), np.concatenate([self.vals, [ignore_index] * len(ik)])
-            o = np.argsort(self.keys); self.keys, self.vals = self.keys[o], self.vals[o]
+        if self.palette is not None:   # sorted colour keys (the palette's, then ignored colours) and the index each maps to
+            ic = np.array([c for c in self.ignore if isinstance(c, tuple)], np.int64).reshape(-1, 3)
+            keys, vals = _rgb_key(np.concatenate([self.palette, ic])), np.r_[np.arange(self.n), np.full(len(ic), ignore_index)]
+            o = np.argsort(keys); self.keys, self.vals = keys[o], vals[o]
     def __repr__(self): return f'MaskReader({self.n}, palette={None if self.palette is None else self.palette.tolist()}, ignore={self.ignore})'
     @property
     def plain(self)->bool:

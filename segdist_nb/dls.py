@@ -48,7 +48,9 @@ def seg_spec(data, # A data set folder, a data.yaml, or a `DataSpec`
     spec = load_data(data, images=images, codes=codes)
     if label_fn is not None:
         if len(spec.splits) > 1: raise ValueError(f'label_fn= with the splits {list(spec.splits)} of {spec.file}: give each split its labels: there')
-        spec.splits['train'].label_fn = label_fn
+        tr = spec.splits['train']   # a new spec: the caller's is left as it was
+        spec = DataSpec(spec.root, spec.codes, dict(train=DataSplit('train', tr.images, label_fn, tr.lst)), spec.void, spec.ignore,
+                        spec.palette, spec.file, spec.desc)
     return spec
 
 def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.txt, optional valid.txt), a data.yaml or a `DataSpec`
