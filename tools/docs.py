@@ -5,6 +5,7 @@
     python tools/docs.py check    # every exported symbol documented, every chapter shows outputs, no error output,
                                   # every local link and image resolves
     python tools/docs.py shot     # every page in headless Chromium: navigation rendered, every image loaded; screenshot saved
+    python tools/docs.py lint     # before any test runs: no cell that nbdev's docs processing would execute out of context
 
 The notebooks are committed without outputs. `bash dev.sh test` runs them with nbdev-test on copies in nbs_exec/ and
 saves the outputs there (`--save`); `build` puts those outputs into the pages, cell by cell id. The GitHub deploy
@@ -128,6 +129,25 @@ def check() -> list:
             elif anchor and page in pages and anchor.lower() not in low[page]: probs.append(f'{n}: link to missing anchor {href}')
     return probs
 
+def lint() -> list:
+    "Cells that nbdev's docs processing executes (any cell with an import) although they hold other code too"
+    # nbdev-proc-nbs (and so `build` and Quarto's deploy) runs every export cell and every cell that imports something,
+    # without the cells between them: a test cell with an import line fails there (a name defined by an earlier test cell
+    # is missing) after the whole test run. Imports belong in the import cells at the top.
+    import ast, warnings
+    from nbdev.process import NBProcessor
+    from nbdev.processors import _do_eval
+    probs = []
+    for nbp in sorted((ROOT/'nbs').glob('*.ipynb')):
+        for c in NBProcessor(nbp).nb.cells:
+            if c.cell_type != 'code' or c.directives_.keys() & {'export', 'exports', 'exporti', 'exec_doc'}: continue
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore'); ev = _do_eval(c)
+            if ev and any(not isinstance(t, (ast.Import, ast.ImportFrom)) for t in c.parsed_() or []):
+                probs.append(f"{nbp.name} cell {c.idx_} mixes imports with other code (nbdev's docs run would execute it alone): "
+                             f"move its imports to the notebook's import cell: {c.source.splitlines()[0][:70]}")
+    return probs
+
 _img_js = """<script>window.addEventListener('load', () => setTimeout(() => document.documentElement.setAttribute('data-imgs',
   JSON.stringify([...document.images].map(i => [i.getAttribute('src').slice(0, 80), i.complete ? i.naturalWidth : -1]))), 500));</script>"""
 
@@ -174,4 +194,8 @@ if __name__ == '__main__':
         print(f'docs check: {"FAILED, " + str(len(probs)) + " problem(s)" if probs else "every symbol documented, every chapter shows outputs, no error output, links and images resolve"}')
         sys.exit(1 if probs else 0)
     elif cmd == 'shot': shot()
+    elif cmd == 'lint':
+        probs = lint()
+        for p in probs: print('docs:', p)
+        sys.exit(1 if probs else 0)
     else: sys.exit(__doc__)
