@@ -11,9 +11,16 @@ from .dls import *
 from .split import naive_split, random_paths, random_names, bench_split
 from .split import FileSplitter as SeedSplitter
 from .metrics import *
+from .plots import *
 from .model import *
 from .distributed import *
 from .launch import *
+from .checkpoint import *
+from .runfolder import *
+from .recipe import *
 from .train import *
 from .predict import *
+from .evaluate import *
+from .export import *
 from .benchmark import *
+from .testing import *     # the tests' helpers (tiny_args, KillAt), importable as before they moved out of train
