@@ -2,8 +2,8 @@
 # The project's two entry points, from a fresh clone:
 #   bash dev.sh demo [train.py options]   set up .venv, make the synthetic data set, train the demo on 2 CPU processes
 #   bash dev.sh test [--fast]             set up .venv, check notebook/package sync and cleanliness,
-#                                         validate the GitHub workflows, run the fast notebooks in Jupyter, run every
-#                                         notebook test (outputs saved in nbs_exec/), check nbs/ is left as it was,
+#                                         validate the GitHub workflows, run every notebook once in a Jupyter kernel
+#                                         (tools/run_nbs.py; outputs saved in nbs_exec/), check nbs/ is left as it was,
 #                                         build and check the docs with those outputs (headless Chromium)
 #   bash dev.sh docs                      build the docs without Quarto into _docs_offline/ and check them
 # Both create (or reuse) ./.venv and install the project into it with its dev extra.
@@ -77,31 +77,17 @@ docs_check() {
   python tools/docs.py shot
 }
 
-jupyter_check() {
-  # the fast notebooks, top to bottom in a real Jupyter kernel (nbclient + ipykernel), as JupyterLab runs them
-  (cd nbs && jupyter execute --timeout=900 00_data.ipynb 00a_dataset.ipynb 00b_cache.ipynb 00c_dls.ipynb 01_split.ipynb 02_metrics.ipynb 02a_plots.ipynb 03_model.ipynb \
-     04_distributed.ipynb 05b_predict.ipynb 05d_export.ipynb index.ipynb 2>&1 | { grep -v 'without encryption' || true; })
-}
-
 nbs_files() { (cd nbs && find . -path ./.ipynb_checkpoints -prune -o -type f -print | sort); }
 
 run_tests() {
-  # every notebook's tests, on copies in nbs_exec/ (same depth as nbs/, so relative paths hold), saving their outputs
-  # there for the docs (tools/docs.py build); tests write only into temporary folders: nbs/ must not change
+  # every notebook once, in a Jupyter kernel, two at a time, with the cells nbdev-test would run; the executed copies go
+  # to nbs_exec/ for the docs (tools/docs.py build); tests write only into temporary folders: nbs/ must not change
   local flags="slow"; [ "${1:-}" = "--fast" ] && flags=""
-  local n; n=$(ls nbs/[0-9]*.ipynb nbs/index.ipynb | wc -l)
-  local log; log=$(mktemp)
-  rm -rf nbs_exec; cp -r nbs nbs_exec
-  set +e
-  nbdev-test nbs_exec --flags "$flags" --n-workers "${NBDEV_WORKERS:-2}" --timing --save 2>&1 | tee "$log"
-  local rc=${PIPESTATUS[0]}
-  set -e
-  local failed; failed=$(awk '/Failed On The Following Notebooks/{f=1;next} f && /ipynb/{c++} END{print c+0}' "$log")
-  [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
-  echo "notebooks: $((n - failed)) passed, $failed failed"
-  rm -f "$log"
-  return "$rc"
+  python tools/run_nbs.py --flags "$flags" 2>&1 | { grep -v 'without encryption' || true; }
+  return "${PIPESTATUS[0]}"
 }
+
+phase() { local now; now=$(date +%s); echo "dev.sh: $1 took $((now - ${t_phase:-$now})) s"; t_phase=$now; }
 
 cmd=${1:-}; shift || true
 case "$cmd" in
@@ -114,17 +100,18 @@ case "$cmd" in
     setup
     docs_check ;;
   test)
-    setup
+    t_start=$(date +%s); t_phase=$t_start
+    setup; phase "set-up (.venv)"
     sync_check
-    workflow_check
+    workflow_check; phase "sync, clean and workflow checks"
     before=$(nbs_files)
-    jupyter_check
-    run_tests "$@"
+    run_tests "$@"; phase "notebooks"
     if [ "$(nbs_files)" != "$before" ]; then
       diff <(echo "$before") <(nbs_files) || true
       echo "FAIL: the tests left files in nbs/ (above): tests must write only into temporary folders they remove"; exit 1
     fi
-    docs_check ;;
+    docs_check; phase "docs"
+    echo "dev.sh test: $(( $(date +%s) - t_start )) s in all" ;;
   *)
     echo "usage: bash dev.sh demo [train.py options] | bash dev.sh test [--fast] | bash dev.sh docs | bash dev.sh readme"; exit 2 ;;
 esac

@@ -22,5 +22,6 @@ from .train import *
 from .predict import *
 from .evaluate import *
 from .export import *
+from .notebook import *
 from .benchmark import *
 from .testing import *     # the tests' helpers (tiny_args, KillAt), importable as before they moved out of train

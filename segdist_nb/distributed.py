@@ -34,6 +34,21 @@ def _broadcast(self:DistributedDL, t, rank):
     dist.broadcast(t, rank)
     return t.cpu().tolist()
 
+# %% ../nbs/04_distributed.ipynb #7e01f199
+import fastai.distributed
+from functools import wraps
+_fastai_setup_distrib = getattr(fastai.distributed.setup_distrib, '__wrapped__', fastai.distributed.setup_distrib)
+
+@wraps(_fastai_setup_distrib)
+def _setup_distrib_cpu(gpu=None):
+    "fastai's `setup_distrib` (which `distrib_ctx(in_notebook=True)` calls), with a gloo group where there is no GPU"
+    if gpu is None or torch.cuda.is_available(): return _fastai_setup_distrib(gpu)
+    os.environ['ACCELERATE_USE_CPU'] = '1'
+    torch.set_num_threads(max(1, (os.cpu_count() or 1) // int(os.environ.get('LOCAL_WORLD_SIZE', 1))))
+    if num_distrib() > 0 and not dist.is_initialized(): dist.init_process_group('gloo', init_method='env://')
+    return int(gpu)
+fastai.distributed.setup_distrib = _setup_distrib_cpu
+
 # %% ../nbs/04_distributed.ipynb #0ef6ed3a
 class LineProgressCallback(ProgressCallback):
     "fastai's `ProgressCallback` for logs: the table of epochs, one line per epoch, and no progress-bar frames"

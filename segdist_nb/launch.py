@@ -135,13 +135,16 @@ def run_launch(argv:list, # Launcher arguments, e.g. ['--cpus', '2', 'script.py'
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **kwargs) as p:
         ts = [threading.Thread(target=_pump, args=a, daemon=True) for a in ((p.stdout, out, echo), (p.stderr, err, False))]
         for t in ts: t.start()
-        try: p.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        def stop():
             p.send_signal(signal.SIGINT)  # as Ctrl-C: the launcher stops every rank (each runs in a session of its own)
             try: p.wait(timeout=grace)
             except subprocess.TimeoutExpired: p.kill(); p.wait()
             for t in ts: t.join(5)
-            raise subprocess.TimeoutExpired(cmd, timeout, ''.join(out), ''.join(err)) from None
+        try: p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            stop(); raise subprocess.TimeoutExpired(cmd, timeout, ''.join(out), ''.join(err)) from None
+        except KeyboardInterrupt:   # Ctrl-C, or a notebook's interrupt, in the caller: every rank stops before it goes on
+            stop(); raise
         for t in ts: t.join()
     return subprocess.CompletedProcess(cmd, p.returncode, ''.join(out), ''.join(err))
 

@@ -280,7 +280,7 @@ def train(cfg:dict, # A config (see `default_config`)
                        num_workers=0, cache=cache)
         weights = class_weights(dls0, weights, void)
         tm('class weights')
-    prev, learn, batches, tb_step = None, None, {}, 0
+    prev, learn, batches, digests, tb_step = None, None, {}, {}, 0
     for i, st in enumerate(cfg['stages']):
         start = 0
         if ck is not None:
@@ -291,12 +291,13 @@ def train(cfg:dict, # A config (see `default_config`)
         tb_step += learn.train_iter
         learn._resumed = bool(start)
         batches[st['name']] = learn._runlog_batches
+        digests[st['name']] = weights_digest(learn.model)   # the stage's best weights, as the next stage starts from them
         prev = st['name']
         tm(f"stage {st['name']}")
     if learn is None: learn = _final_learner(cfg, data, out, arch, void, weights, prev, cache)
     final = final_metrics(learn, cfg['monitor'])
     tm('final validation')
-    (out/'ranks'/f'rank{rank}.json').write_text(json.dumps(dict(batches=batches, digest=weights_digest(learn.model), metrics=final), indent=1))
+    (out/'ranks'/f'rank{rank}.json').write_text(json.dumps(dict(batches=batches, digest=weights_digest(learn.model), stage_digests=digests, metrics=final), indent=1))
     if rank == 0:
         (out/'final.json').write_text(json.dumps(final, indent=1))
         save_plots(learn, out); tm('plots')
