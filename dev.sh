@@ -83,7 +83,7 @@ run_tests() {
   # every notebook once, in a Jupyter kernel, two at a time, with the cells nbdev-test would run; the executed copies go
   # to nbs_exec/ for the docs (tools/docs.py build); tests write only into temporary folders: nbs/ must not change
   local flags="slow"; [ "${1:-}" = "--fast" ] && flags=""
-  python tools/run_nbs.py --flags "$flags" 2>&1 | { grep -v 'without encryption' || true; }
+  python tools/run_nbs.py --flags "$flags" 2>&1 | { grep --line-buffered -v 'without encryption' || true; }
   return "${PIPESTATUS[0]}"
 }
 

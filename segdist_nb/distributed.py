@@ -49,6 +49,16 @@ def _setup_distrib_cpu(gpu=None):
     return int(gpu)
 fastai.distributed.setup_distrib = _setup_distrib_cpu
 
+# %% ../nbs/04_distributed.ipynb #18ae5a85
+from fastai.learner import Learner
+_fastai_to_distributed = getattr(Learner.to_distributed, '__wrapped__', Learner.to_distributed)
+
+@wraps(_fastai_to_distributed)
+def _to_distributed(self:Learner, sync_bn=True, **kwargs):
+    "fastai's `to_distributed`, which a world of one process leaves as it is (as `detach_distributed` does)"
+    return self if num_distrib() <= 1 else _fastai_to_distributed(self, sync_bn, **kwargs)
+Learner.to_distributed = _to_distributed
+
 # %% ../nbs/04_distributed.ipynb #0ef6ed3a
 class LineProgressCallback(ProgressCallback):
     "fastai's `ProgressCallback` for logs: the table of epochs, one line per epoch, and no progress-bar frames"

@@ -10,7 +10,8 @@ nbs/, so the notebooks' relative paths hold), from which `tools/docs.py build` t
 Each notebook's `nbdev_export()` cell is left out: `dev.sh`'s sync check has already exported, and two notebooks
 exporting at once would rewrite the package while another imports it.
 
-Notebooks start longest first (their last measured times, `tools/nb_times.json`), so the two long multi-process
+Each kernel gets its share of the cores as torch threads (`OMP_NUM_THREADS`: cores / notebooks at a time), as
+nbdev-test's worker processes do. Notebooks start longest first (their last measured times, `tools/nb_times.json`), so the two long multi-process
 chapters do not start last; `--write-times` stores this run's times there. Each notebook's time and the total are
 printed at the end, then `N passed, M failed`. `nbdev-test NB.ipynb` still runs a single notebook, as nbdev does.
 """
@@ -74,14 +75,18 @@ def main():
     for f in nbs: shutil.copy(f, EXEC/f.name)
     last = json.loads(TIMES.read_text()) if TIMES.exists() else {}
     order = sorted(nbs, key=lambda f: -last.get(f.stem, 60))
+    # each kernel gets its share of the cores as torch (OpenMP) threads: two kernels of 2 threads each on 2 cores ran
+    # the notebooks that train in the kernel 2.5 to 3.5 times slower than one thread each (OpenMP threads spin-wait)
+    env = {**os.environ, 'OMP_NUM_THREADS': str(max(1, (os.cpu_count() or 1) // a.workers))}
     t0, res = time.time(), {}
     def job(f):
         s = time.time()
         r = subprocess.run([sys.executable, __file__, '--one', str(EXEC/f.name), '--flags', a.flags, '--timeout', str(a.timeout)],
-                           capture_output=True, text=True, cwd=EXEC)
+                           capture_output=True, text=True, cwd=EXEC, env=env)
         res[f.stem] = (r.returncode == 0, time.time() - s, r.stderr)
         print(f"{'ok  ' if r.returncode == 0 else 'FAIL'} {f.stem:<18} {time.time() - s:7.1f} s  (at {time.time() - t0:6.1f} s)", flush=True)
-    print(f"run_nbs: {len(nbs)} notebook(s), {a.workers} at a time, flags {a.flags!r}, in Jupyter kernels; copies in {EXEC.name}/", flush=True)
+    print(f"run_nbs: {len(nbs)} notebook(s), {a.workers} at a time ({env['OMP_NUM_THREADS']} torch thread(s) each), flags {a.flags!r}, "
+          f"in Jupyter kernels; copies in {EXEC.name}/", flush=True)
     with ThreadPoolExecutor(a.workers) as ex: list(ex.map(job, order))
     wall = time.time() - t0
     failed = [k for k, v in res.items() if not v[0]]
