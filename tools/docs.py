@@ -7,8 +7,8 @@
     python tools/docs.py shot     # every page in headless Chromium: navigation rendered, every image loaded; screenshot saved
     python tools/docs.py lint     # before any test runs: no cell that nbdev's docs processing would execute out of context
 
-The notebooks are committed without outputs. `bash dev.sh test` runs them with nbdev-test on copies in nbs_exec/ and
-saves the outputs there (`--save`); `build` puts those outputs into the pages, cell by cell id. The GitHub deploy
+The notebooks are committed without outputs. `bash dev.sh test` runs them (tools/run_nbs.py, Jupyter kernels) on copies in
+nbs_exec/ and keeps the executed copies there; `build` puts those outputs into the pages, cell by cell id. The GitHub deploy
 workflow does the same before Quarto renders the site.
 """
 import html, json, os, re, shutil, subprocess, sys
