@@ -17,7 +17,7 @@ from fastai.vision.all import *
 from fastai.distributed import rank0_first
 from .data import *
 from .dataset import *
-from .distributed import print0
+from fastai.torch_core import rank_distrib   # rank 0 alone reports (fastai's rank: this chapter comes before the distributed one)
 
 # %% auto #0
 __all__ = ['cache_version', 'CacheError', 'cache_manifest', 'cache_key', 'cache_changes', 'build_cache', 'SegCache', 'seg_cache',
@@ -165,7 +165,7 @@ def build_cache(path:Path|str, # Data set root
                     if e.errno == errno.ENOSPC: raise CacheError([f'{dest} ran out of space reserving {need / 1e9:.2f} GB for the cache: '
                                                                   f'free space or choose another folder']) from None
         nw = ifnone(n_workers, defaults.cpus if n >= 64 else 0)
-        if verbose: print0(f'cache: decoding {n} image/mask pairs ({w}x{h}, {need / 1e9:.2f} GB) into {final} with {max(1, nw)} process(es)')
+        if verbose and rank_distrib() == 0: print(f'cache: decoding {n} image/mask pairs ({w}x{h}, {need / 1e9:.2f} GB) into {final} with {max(1, nw)} process(es)')
         t0 = time.time()
         rows = [(i, o[0], o[3]) for i, o in enumerate(items)]
         k = max(1, min(256, -(-n // max(1, 4 * nw))))
@@ -177,7 +177,7 @@ def build_cache(path:Path|str, # Data set root
         except OSError:   # another process finished the same cache first: use it
             if not (final/'manifest.json').exists(): raise
             shutil.rmtree(tmp, ignore_errors=True)
-        if verbose: print0(f'cache: built in {time.time() - t0:.1f} s ({n / (time.time() - t0):.0f} pairs/s)')
+        if verbose and rank_distrib() == 0: print(f'cache: built in {time.time() - t0:.1f} s ({n / (time.time() - t0):.0f} pairs/s)')
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True); raise
     return final
@@ -257,7 +257,7 @@ def _prepare(path:Path, fns:list, label_fn:Callable, dest:Path, size, rebuild:bo
         ch = cache_changes(old[0][1], man)
         if not rebuild: raise CacheError([f'the cache {old[0][0]} was made from other files: ' + '; '.join(ch) +
                                           f'. Rebuild it (segdist-cache {path}, or seg_cache(..., rebuild=True))'], str(path))
-        if verbose: print0(f'cache: {old[0][0]} is stale (' + '; '.join(ch) + '): rebuilding')
+        if verbose and rank_distrib() == 0: print(f'cache: {old[0][0]} is stale (' + '; '.join(ch) + '): rebuilding')
     folder = build_cache(path, fns, label_fn, dest, size, n_workers, verbose, checked, reader)
     for d, _ in old: shutil.rmtree(d, ignore_errors=True)
     return folder
