@@ -10,8 +10,13 @@
 #   3. segdist-bench --gpus 1 at 256 px in bf16 on the synthetic set: the learner from PNGs and from the cache
 #      against plain PyTorch, and the input pipeline per core, with the cores needed to feed this GPU.
 # Python: $PYTHON, else ./.venv/bin/python, else python3, whichever imports torch with CUDA. Where fastai is missing
-# (a GPU machine that cannot reach a package index), the wheels in ./.whl are installed into /tmp/site first
-# (fastai and what it imports, made here with `pip download --only-binary=:all: --python-version 3.12 ...`).
+# (a GPU machine that cannot reach a package index), the wheels in ./.whl are installed into /tmp/site first: fastai
+# and what it imports that such a machine lacks (3 MB; torch, accelerate, numpy, pandas, matplotlib are there), made on
+# a machine with an index for the GPU machine's Python (3.12 here):
+#   pip download -d .whl --only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 \
+#     --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any --no-deps fastai fastcore \
+#     fasttransform fastprogress fastdownload plum-dispatch beartype python-fasthtml starlette oauthlib itsdangerous \
+#     uvicorn httpx2 httpcore2 truststore python-multipart beautifulsoup4 soupsieve pyahocorasick
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-runs/gpu_check}
