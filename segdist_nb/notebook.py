@@ -12,7 +12,7 @@ import cloudpickle, torch, torch.distributed as dist
 from fastcore.all import *
 from fastai.learner import Learner, load_learner
 from fastai.torch_core import rank_distrib
-from .distributed import setup_distrib
+from .distributed import setup_distrib, run_name
 from .launch import run_launch
 from .recipe import *
 from .recipe import _prepare_data
@@ -86,7 +86,7 @@ def train_nb(cfg:dict|str|Path|None=None, # A config (see `default_config`), or 
             )->Learner: # The final model, in this process, with the last stage's `DataLoaders`; `learn.run_dir` is the run folder
     "Train the recipe on N processes from a notebook cell, as `segdist-launch ... train.py` does; return the final learner here"
     cfg = check_config(dict(cfg if isinstance(cfg, dict) else load_config(cfg), **kw))
-    out = Path(ifnone(out, Path('runs')/time.strftime('%Y%m%d-%H%M%S'))).absolute()
+    out = Path(ifnone(out, Path('runs')/run_name())).absolute()   # train.py's default name (one process here)
     launch_nb(_train_proc, cfg, out, resume, cpus=cpus, gpus=gpus, threads=threads, timeout=timeout)
     with warnings.catch_warnings():   # fastai's reminder that a pickle runs code: this one is the run's own
         warnings.simplefilter('ignore', UserWarning); learn = load_learner(out/'model.pkl', cpu=cpus is not None or not torch.cuda.is_available())
