@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/notebook.html.md"""
 
 # %% ../nbs/05e_notebook.ipynb #0850b514
 from __future__ import annotations
-import os, shutil, sys, tempfile, time, traceback, warnings
+import os, shutil, sys, tempfile, traceback, warnings
 from pathlib import Path
 import cloudpickle, torch, torch.distributed as dist
 from fastcore.all import *
