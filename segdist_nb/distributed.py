@@ -6,6 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/distributed.html.md"""
 
 # %% ../nbs/04_distributed.ipynb #ace50d06
 from __future__ import annotations
+import timm
 import os, sys, time
 from contextlib import contextmanager
 from datetime import timedelta
@@ -24,7 +25,8 @@ from accelerate.utils import DistributedDataParallelKwargs, DDPCommunicationHook
 
 # %% auto #0
 __all__ = ['comm_hooks', 'LineProgressCallback', 'log_progress', 'setup_distrib', 'print0', 'group_restarted', 'run_name',
-           'ddp_kwargs', 'comm_bytes', 'NoSyncAccumulation', 'GlooSyncBatchNorm', 'sync_batchnorm', 'sync_distrib_ctx']
+           'ddp_kwargs', 'comm_bytes', 'NoSyncAccumulation', 'GlooSyncBatchNorm', 'GlooSyncBatchNormAct',
+           'sync_batchnorm', 'sync_distrib_ctx']
 
 # %% ../nbs/04_distributed.ipynb #0debdd9c
 @patch
@@ -212,15 +214,21 @@ class GlooSyncBatchNorm(nn.BatchNorm2d):
         y = (x - mean[None, :, None, None]) * torch.rsqrt(var + self.eps)[None, :, None, None]
         return y * self.weight[None, :, None, None] + self.bias[None, :, None, None] if self.affine else y
 
+class GlooSyncBatchNormAct(GlooSyncBatchNorm):
+    "`GlooSyncBatchNorm` followed by the dropout and activation of the timm `BatchNormAct2d` it replaces"
+    def forward(self, x): return self.act(self.drop(super().forward(x)))
+
 def sync_batchnorm(model:nn.Module, # A model with BatchNorm2d layers
                    cuda:bool|None=None, # Whether it trains on CUDA; default: where its parameters are
                   )->nn.Module:
-    "The model with BatchNorm synchronised across processes: torch's `SyncBatchNorm` on CUDA, `GlooSyncBatchNorm` on CPUs"
+    "The model with BatchNorm synchronised across processes: `SyncBatchNorm` on CUDA, `GlooSyncBatchNorm` on CPUs; timm's `BatchNormAct2d` keeps its activation"
     cuda = ifnone(cuda, next(model.parameters()).is_cuda)
-    if cuda: return nn.SyncBatchNorm.convert_sync_batchnorm(model)
+    if cuda: return timm.layers.convert_sync_batchnorm(model)   # torch's convert_sync_batchnorm, which would drop a BatchNormAct2d's activation
     def conv(m):
         if isinstance(m, nn.BatchNorm2d) and not isinstance(m, GlooSyncBatchNorm):
-            s = GlooSyncBatchNorm(m.num_features, m.eps, m.momentum, m.affine, m.track_running_stats)
+            act = isinstance(m, timm.layers.BatchNormAct2d)
+            s = (GlooSyncBatchNormAct if act else GlooSyncBatchNorm)(m.num_features, m.eps, m.momentum, m.affine, m.track_running_stats)
+            if act: s.drop, s.act = m.drop, m.act   # modules without parameters: the state dict's keys stay the same
             if m.affine: s.weight, s.bias = m.weight, m.bias
             s.running_mean, s.running_var, s.num_batches_tracked = m.running_mean, m.running_var, m.num_batches_tracked
             s.train(m.training)
@@ -235,7 +243,6 @@ def sync_distrib_ctx(learn, # A `Learner`
                      sync_bn:bool=False, # Synchronise BatchNorm across processes
                      **kwargs, # Passed to `distrib_ctx` (e.g. `kwargs_handlers`)
                     ):
-    "`learn.distrib_ctx(sync_bn=...)`, with `GlooSyncBatchNorm` where the processes train on CPUs"
-    gloo = sync_bn and num_distrib() > 1 and learn.dls.device.type != 'cuda'
-    if gloo: learn.model = sync_batchnorm(learn.model, cuda=False)
-    with learn.distrib_ctx(sync_bn=sync_bn and not gloo, **kwargs): yield learn
+    "`learn.distrib_ctx(sync_bn=...)`, with `sync_batchnorm`: CPU processes too, and timm's BatchNorm with activation"
+    if sync_bn and num_distrib() > 1: learn.model = sync_batchnorm(learn.model, cuda=learn.dls.device.type == 'cuda')
+    with learn.distrib_ctx(sync_bn=False, **kwargs): yield learn

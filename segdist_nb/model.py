@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/model.html.md"""
 
 # %% ../nbs/03_model.ipynb #4cf006e6
 from __future__ import annotations
-import os, warnings
+import inspect, os, warnings
 from pathlib import Path
 import numpy as np, torch, torchvision
 from fastcore.all import *
@@ -15,6 +15,8 @@ from .data import *
 from .dataset import *
 from .dls import *
 from .metrics import *
+from .losses import *
+from .encoders import *
 
 # %% auto #0
 __all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'seg_precision',
@@ -104,11 +106,16 @@ def seg_precision(precision:str='auto', # One of `precisions`
     return 'bf16' if torch.cuda.is_bf16_supported() else 'fp16'
 
 # %% ../nbs/03_model.ipynb #49792ffd
-def pretrained_file(arch:Callable, # A torchvision architecture, e.g. `resnet34`
-                    pretrained:bool|str|Path, # False, True (torch's local cache) or a file
+def pretrained_file(arch:Callable|str, # A torchvision architecture (e.g. `resnet34`) or a timm model's name
+                    pretrained:bool|str|Path, # False, True (torch's local cache; torchvision only) or a file
                    )->Path|None:
     "The local file that holds `arch`'s pretrained weights, or None; a clear error where it is missing"
     if pretrained is False or pretrained is None: return None
+    tn = timm_name(arch)
+    if tn is not None:
+        if pretrained is True: raise ValueError(f'timm encoder {tn}: its weights come from a local file here, never a download: '
+                                                f'pass the file (--pretrained FILE, pretrained=PATH), or pretrained=False')
+    elif isinstance(arch, str): arch = getattr(torchvision.models, arch)
     if pretrained is True:
         try: url = torchvision.models.get_model_weights(arch.__name__).DEFAULT.url
         except Exception: raise ValueError(f'no default pretrained weights are known for {arch}: pass a file, or pretrained=False')
@@ -119,7 +126,7 @@ def pretrained_file(arch:Callable, # A torchvision architecture, e.g. `resnet34`
         return fn
     fn = Path(pretrained)
     if not fn.is_file(): raise FileNotFoundError(f'pretrained weights file {fn} does not exist: give the path of a saved '
-                                                 f'state dict of {arch.__name__}, or pretrained=False')
+                                                 f'state dict of {arch_name(arch)}, or pretrained=False')
     return fn
 
 # %% ../nbs/03_model.ipynb #0aff7a4b
@@ -145,33 +152,50 @@ def seg_opt(params, # Parameter groups, from the learner's splitter
     return OptimWrapper(params, opt=torch.optim.AdamW, lr=lr, **{**dict(betas=(0.9, 0.99), eps=1e-5), **kwargs})
 
 # %% ../nbs/03_model.ipynb #5e706956
+def _timm_learner(dls, name, n, fn, self_attention, **kwargs)->Learner:
+    "fastai's `unet_learner`, on a timm encoder: `DynamicUnet`, `Learner` with the encoder's parameter groups, the encoder's normalisation"
+    lk = {k: kwargs.pop(k) for k in list(kwargs) if k in inspect.signature(Learner).parameters}
+    model, at, stats = timm_unet(name, n, dls.one_batch()[0].shape[-2:], fn, self_attention=self_attention, **kwargs)
+    learn = Learner(dls, model, splitter=partial(unet_split, at=at), moms=(0.95, 0.85, 0.95), **lk)   # unet_learner's moms
+    norm = first(t for t in dls.after_batch.fs if isinstance(t, Normalize))
+    if fn is not None and norm is not None and stats[0] is not None and not np.allclose(norm.mean.flatten().cpu(), stats[0], atol=1e-3):
+        new = Normalize.from_stats(*stats, cuda=False)   # the statistics its weights were trained with (they travel in model.pkl)
+        norm.mean, norm.std = new.mean.to(norm.mean.device), new.std.to(norm.std.device)
+        if rank_distrib() == 0: print(f'{name}: normalising with its own statistics, mean {stats[0]}, std {stats[1]}')
+    if fn is not None: learn.freeze()
+    return learn
+
 def seg_learner(dls:DataLoaders, # From `seg_dls`
-                arch:Callable=resnet34, # torchvision encoder architecture
+                arch:str|Callable='resnet34', # Encoder: a torchvision ResNet (name or function), a timm model name, or 'timm:NAME'
                 void:int|str|None=None, # Void class (index or name); excluded from IoU and from the accuracy `acc_clss`
                 weights:list|str|None=None, # Class weights: a list, 'median_freq', or None
-                pretrained:bool|str|Path=False, # False, True (torch's local cache) or a weights file
+                pretrained:bool|str|Path=False, # False, True (torch's local cache; torchvision) or a weights file
                 precision:str='auto', # 'auto', 'fp32', 'fp16' or 'bf16'
                 wd:float=1e-2, # Weight decay (the seed's)
                 ignore_void:bool=False, # Also leave void pixels out of the loss (pixels of `ignore:` values always are)
+                loss:str='ce', # 'ce' (the seed's), 'dice', 'focal' or a sum such as 'ce+dice' (`seg_loss`)
+                loss_weights:list|None=None, # Weights of a sum's terms; default 1 each
                 metrics:list|None=None, # Default: `seg_metrics` (acc_all, acc_clss, miou, dice, fwiou)
                 self_attention:bool=True, # The seed's self-attention U-Net
                 opt_func:Callable=seg_opt, # The optimizer (default: torch's AdamW, above)
                 **kwargs, # Passed to `unet_learner`
                )->Learner:
-    "The seed's `unet_learner` with weighted cross-entropy, exact metrics, the precision for the device"
+    "The seed's `unet_learner` (torchvision or timm encoder) with weighted cross-entropy or another loss, exact metrics, the precision for the device"
     codes = dls_codes(dls)
     n, void = len(codes), void_idx(void, codes)
     w = class_weights(dls, weights, void)
     wt = tensor(w).float() if w is not None else None
-    lw = wt
-    if ignore_void and void is not None: lw = ifnone(wt, torch.ones(n)).clone(); lw[void] = 0.   # a zero weight is `ignore_index` for a second value
-    loss = CrossEntropyLossFlat(axis=1, weight=lw, ignore_index=ignore_index)   # `ignore:` pixels (255) count in no loss
-    learn = unet_learner(dls, arch, pretrained=False, loss_func=loss, metrics=ifnone(metrics, seg_metrics(n, void)),
-                         wd=wd, self_attention=self_attention, opt_func=opt_func, **kwargs)
+    lf = seg_loss(loss, n, wt, void, ignore_void, loss_weights)   # `ignore:` pixels (255) count in no loss
+    fn, tn = pretrained_file(arch, pretrained), timm_name(arch)
+    kw = dict(loss_func=lf, metrics=ifnone(metrics, seg_metrics(n, void)), wd=wd, opt_func=opt_func, **kwargs)
+    if tn is not None: learn = _timm_learner(dls, tn, n, fn, self_attention, **kw)
+    else:
+        if isinstance(arch, str): arch = getattr(torchvision.models, arch)
+        learn = unet_learner(dls, arch, pretrained=False, self_attention=self_attention, **kw)
+        if fn is not None: load_encoder(learn, arch, fn)
     learn.model.register_buffer('class_weights', wt if wt is not None else torch.ones(n))
-    fn = pretrained_file(arch, pretrained)
-    if fn is not None: load_encoder(learn, arch, fn)
-    learn.codes, learn.void, learn.arch_name, learn.precision = codes, void, arch.__name__, seg_precision(precision, dls.device)
+    learn.codes, learn.void, learn.arch_name, learn.precision = codes, void, arch_name(arch), seg_precision(precision, dls.device)
+    learn.loss_name = loss
     if learn.precision == 'fp16': learn.to_fp16()
     elif learn.precision == 'bf16': learn.to_bf16()
     return learn

@@ -17,14 +17,16 @@ from .dls import *
 from .cache import *
 from .split import FileSplitter
 from .metrics import *
+from .losses import check_loss
+from .encoders import timm_name, timm_body
 from .model import *
 from .distributed import *
 from .checkpoint import *
 from .runfolder import *
 
 # %% auto #0
-__all__ = ['seed_stages', 'stage_keys', 'default_config', 'keep_choices', 'scale_stages', 'check_config', 'load_config',
-           'stage_dls', 'RunError', 'plan_run', 'run_stage', 'final_metrics', 'train']
+__all__ = ['seed_stages', 'stage_keys', 'default_config', 'keep_choices', 'monitor_choices', 'scale_stages', 'check_config',
+           'load_config', 'stage_dls', 'RunError', 'plan_run', 'run_stage', 'final_metrics', 'train']
 
 # %% ../nbs/04d_recipe.ipynb #a7b94776
 seed_stages = [
@@ -38,11 +40,13 @@ default_config = dict(
     data=None,              # data set: a folder (its data.yaml, or images/, labels/, codes.txt) or a data.yaml; None = the synthetic demo set in data/synth
     images=None,            # image folder of today's layout, relative to the data set root (default 'images')
     labels=None,            # mask path template of today's layout, relative to the root (`MaskPath`; default 'labels/{stem}_P{suffix}')
-    arch='resnet34',        # torchvision encoder
-    pretrained=False,       # False, True (torch's local cache) or a weights file
+    arch='resnet34',        # encoder: a torchvision ResNet, any timm model whose features are a chain of stages, or 'timm:NAME'
+    pretrained=False,       # False, True (torch's local cache; torchvision) or a weights file
     void=None,              # void class, index or name; default: the data set's (void: in data.yaml)
     weights=None,           # class weights: a list, 'median_freq' or None
     ignore_void=False,      # also leave void pixels out of the loss
+    loss='ce',              # ce (the seed's), dice, focal, or a sum such as ce+dice
+    loss_weights=None,      # weights of a sum's terms, e.g. [1.0, 0.5]; default 1 each
     precision='auto',       # auto, fp32, fp16, bf16
     seed=42,
     valid_suffix=None,      # the seed's split rule: stem suffix ...
@@ -51,7 +55,7 @@ default_config = dict(
     cache=None,             # decode-once cache: None (decode the files every epoch), True (in the data set) or a folder
     num_workers=None,       # DataLoader workers per process; None = `default_workers()`: 0 on CPU, else cores per GPU (at most 8)
     check=True,             # check the data set before training
-    monitor='valid_loss',   # what SaveModelCallback keeps the best of
+    monitor='valid_loss',   # what picks each stage's best weights and the final model: valid_loss (the seed's) or a metric (miou, ...)
     accum=1,                # batches per optimizer step (gradient accumulation, one all-reduce per step)
     comm_hook=None,         # gradient compression for the all-reduce: None, 'fp16', 'bf16' or 'powersgd'
     powersgd_rank=1,        # PowerSGD's approximation rank
@@ -83,6 +87,7 @@ def scale_stages(stages:list, # Stage dicts
 
 # %% ../nbs/04d_recipe.ipynb #c6678ce9
 keep_choices = ('final', 'stages', 'all')
+monitor_choices = ('valid_loss', 'train_loss', 'acc_all', 'acc_clss', 'miou', 'dice', 'fwiou')   # the recorder's columns
 
 def check_config(cfg:dict, # A config
                  where:str='config', # Where it came from, for messages
@@ -98,6 +103,8 @@ def check_config(cfg:dict, # A config
     if len(set(names)) != len(names): raise ValueError(f'{where}: stage names must be unique, got {names}')
     if not (isinstance(cfg['accum'], int) and cfg['accum'] >= 1): raise ValueError(f"{where}: accum={cfg['accum']!r}: give a whole number of batches, 1 or more")
     if cfg['comm_hook'] not in comm_hooks: raise ValueError(f"{where}: comm_hook={cfg['comm_hook']!r}: choose one of {comm_hooks}")
+    check_loss(cfg['loss'], cfg['loss_weights'])
+    if cfg['monitor'] not in monitor_choices: raise ValueError(f"{where}: monitor={cfg['monitor']!r}: choose one of {monitor_choices} (--monitor)")
     if cfg['keep'] not in keep_choices: raise ValueError(f"{where}: keep={cfg['keep']!r}: choose one of {keep_choices}")
     return cfg
 
@@ -155,9 +162,9 @@ def plan_run(cfg:dict, # A config (see `default_config`)
         else: check_spec(spec, splits=use)
     if not fns: raise DataError([f"{spec.splits['train'].images} holds no image files: put the images there, or pass --images"], str(spec.root))
     void = void_idx(ifnone(cfg['void'], spec.void), codes)
-    arch = getattr(torchvision.models, cfg['arch'], None)
-    if arch is None: raise ValueError(f"arch {cfg['arch']!r} is not a torchvision model (e.g. resnet18, resnet34, resnet50)")
-    pretrained_file(arch, cfg['pretrained'])
+    arch, tn = cfg['arch'], timm_name(cfg['arch'])
+    fn = pretrained_file(arch, cfg['pretrained'])
+    if tn is not None and fn is not None: timm_body(tn, fn)   # a file that does not fit is refused now, not at the first stage
     check_weights(cfg['weights'], codes)
     nt = len(spec.files('train'))
     splits = (L(range(nt)), L(range(nt, len(fns)))) if spec.has_valid else ifnone(_splitter(cfg), default_splitter(spec.root, fns))(fns)
@@ -192,6 +199,7 @@ def plan_run(cfg:dict, # A config (see `default_config`)
 def _learner(cfg, st, data, out, arch, void, weights, cache=None):
     dls = stage_dls(cfg, st, data, cache)
     learn = seg_learner(dls, arch, void=void, weights=weights, ignore_void=cfg['ignore_void'], pretrained=cfg['pretrained'],
+                        loss=cfg['loss'], loss_weights=cfg['loss_weights'],
                         precision=cfg['precision'], wd=st.get('wd', 1e-2), path=out, model_dir='models')
     if st.get('freeze', False) and cfg['pretrained']: learn.freeze()
     else: learn.unfreeze()

@@ -28,8 +28,11 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--labels', help="mask path template, relative to --data, with {stem}, {suffix}, {name} (default 'labels/{stem}_P{suffix}')")
     p.add_argument('--out', help='run folder; default runs/<start time>, the same for every rank')
     p.add_argument('--resume', action='store_true', help='continue the run in --out from its last finished epoch')
-    p.add_argument('--arch', help='torchvision encoder, e.g. resnet34')
-    p.add_argument('--pretrained', help="'false', 'true' (torch's local cache) or a weights file")
+    p.add_argument('--arch', help="encoder: a torchvision ResNet (resnet34, the default), a timm model (convnext_tiny, efficientnet_b0, ...) or 'timm:NAME'")
+    p.add_argument('--pretrained', help="'false', 'true' (torch's local cache; torchvision) or a weights file (a state dict, or a timm checkpoint)")
+    p.add_argument('--loss', help="ce (the seed's weighted cross-entropy), dice, focal, or a sum such as ce+dice")
+    p.add_argument('--loss-weights', help="weights of a sum's terms, comma-separated (e.g. 1,0.5 for ce+dice); default 1 each")
+    p.add_argument('--monitor', choices=monitor_choices, help="what picks each stage's best weights and the final model (default valid_loss, the seed's)")
     p.add_argument('--void', help='void class: index or name')
     p.add_argument('--weights', help="class weights: 'median_freq', 'none' or comma-separated numbers")
     p.add_argument('--precision', choices=precisions)
@@ -59,7 +62,7 @@ def config_from_args(argv:list|None=None)->tuple:
     "(config, run folder, resume) from command-line arguments"
     a = train_parser().parse_args(argv)
     cfg = load_config(a.config)
-    for k in ('data', 'arch', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep', 'accum', 'comm_hook', 'powersgd_rank', 'powersgd_warmup'):
+    for k in ('data', 'arch', 'loss', 'monitor', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep', 'accum', 'comm_hook', 'powersgd_rank', 'powersgd_warmup'):
         v = getattr(a, k)
         if v is not None: cfg[k] = v
     if isinstance(cfg['void'], str) and cfg['void'].isdigit(): cfg['void'] = int(cfg['void'])
@@ -67,6 +70,9 @@ def config_from_args(argv:list|None=None)->tuple:
     if a.weights is not None:
         w = a.weights.lower()
         cfg['weights'] = None if w == 'none' else 'median_freq' if w == 'median_freq' else [float(o) for o in a.weights.split(',')]
+    if a.loss_weights is not None:
+        try: cfg['loss_weights'] = [float(o) for o in a.loss_weights.split(',')]
+        except ValueError: raise ValueError(f'--loss-weights {a.loss_weights!r}: give comma-separated numbers, e.g. 1,0.5') from None
     if a.no_check: cfg['check'] = False
     if a.sync_bn: cfg['sync_bn'] = True
     if a.tensorboard: cfg['tensorboard'] = True
