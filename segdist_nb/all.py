@@ -12,6 +12,8 @@ from .split import naive_split, random_paths, random_names, bench_split
 from .split import FileSplitter as SeedSplitter
 from .metrics import *
 from .plots import *
+from .losses import *
+from .encoders import *
 from .model import *
 from .distributed import *
 from .launch import *

@@ -195,7 +195,7 @@ def bench_parser():
     p.add_argument('--gpus', type=int, help='compare 1 and N GPUs')
     p.add_argument('--sz', type=int, default=64, help='training size in pixels (default 64)')
     p.add_argument('--bs', type=int, default=8, help='batch size per process (default 8)')
-    p.add_argument('--arch', default='resnet34', help='torchvision encoder of the U-Net (default resnet34)')
+    p.add_argument('--arch', default='resnet34', help='encoder of the U-Net: a torchvision ResNet (default resnet34) or a timm model, e.g. convnext_nano')
     p.add_argument('--precision', default='auto', choices=['auto', 'fp32', 'fp16', 'bf16'], help='auto: bf16/fp16 on GPUs, fp32 on CPUs')
     p.add_argument('--data', help='data set root; default: a synthetic data set made in the run folder')
     p.add_argument('--out', help='run folder for bench.json, bench.png and the caches; default runs/bench-<time>')

@@ -24,6 +24,7 @@ class LaunchError(ValueError): "A launcher option that cannot work here"
 def launch_parser():
     "torchrun's argument parser, plus `--gpus`, `--cpus` and `--threads`"
     p = get_args_parser()
+    p.allow_abbrev = False   # else a script's `--monitor miou` reads as an abbreviation of torchrun's `--monitor-interval`
     p.prog, p.description = 'python -m segdist_nb.launch', 'Launch a training script on N GPUs or N CPU processes (torchrun inside).'
     g = p.add_argument_group('segdist_nb')
     g.add_argument('--gpus', default=None, help="'all' (the default when CUDA is available) or a comma list of GPU ids, one process each")

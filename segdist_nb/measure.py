@@ -188,7 +188,7 @@ def bench_worker(cfg:dict)->dict|None:
     dls = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False)
     dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False, cache=Path(cfg['out'])/'cache')
     cache = dlc.train.cache   # of the description's train and valid images (data.yaml, or today's layout)
-    arch = getattr(torchvision.models, cfg['arch'])
+    arch = cfg['arch']   # a torchvision ResNet or a timm model (chapter 02c)
     ddp_kw = dict(bucket_cap_mb=cfg['bucket_mb'], static_graph=cfg['static_graph'], gradient_as_bucket_view=cfg['bucket_view'],
                   comm_hook=cfg.get('comm_hook'), powersgd_rank=cfg.get('powersgd_rank', 1), powersgd_warmup=cfg.get('powersgd_warmup', 2))
     def learner(d):
