@@ -6,38 +6,33 @@ Docs: https://segdist.github.io/segdist_nb/export.html.md"""
 
 # %% ../nbs/05d_export.ipynb #386d98bb
 from __future__ import annotations
-import json, sys, warnings
+import json, logging, sys, tempfile, warnings
 from pathlib import Path
 import numpy as np, torch
 from fastcore.all import *
 from fastai.vision.all import *
-from .predict import load_model, predict_masks, model_size
+from .data import default_splitter
+from .dataset import load_data
+from .dls import GetMask
+from .metrics import SegStats, seg_metric_fns
+from .predict import NormalizedModel, OnnxModel, onnx_proto, load_model, image_batch, predict_masks, model_size
+from .evaluate import image_confusion
 
 # %% auto #0
-__all__ = ['NormalizedModel', 'onnx_agreement', 'export_onnx', 'segdist_export']
-
-# %% ../nbs/05d_export.ipynb #c950b310
-class NormalizedModel(nn.Module):
-    "A segmentation model that takes RGB images in 0..1 and normalises them itself"
-    def __init__(self, model:nn.Module, mean, std):
-        super().__init__()
-        self.model = model
-        self.register_buffer('mean', torch.as_tensor(mean).float().reshape(1, -1, 1, 1))
-        self.register_buffer('std', torch.as_tensor(std).float().reshape(1, -1, 1, 1))
-    def forward(self, x): return self.model((x - self.mean) / self.std)
+__all__ = ['onnx_agreement', 'export_onnx', 'calib_files', 'quantize_int8', 'segdist_export']
 
 # %% ../nbs/05d_export.ipynb #d16f39a7
 def onnx_agreement(module:nn.Module, # The PyTorch module that was exported
-                   fn:Path|str, # The .onnx file
+                   g, # The ONNX graph (`ModelProto`) or its file
                    sizes:list, # (height, width) pairs to try, multiples of 32
                    seed:int=0, # Random inputs
                   )->dict:
     "Largest logit difference between onnxruntime and PyTorch, and the share of pixels whose argmax agrees, on random inputs"
     import onnxruntime as ort
-    sess, g = ort.InferenceSession(str(fn), providers=['CPUExecutionProvider']), torch.Generator().manual_seed(seed)
-    diff, agree, n = 0., 0, 0
+    sess = ort.InferenceSession(g.SerializeToString() if hasattr(g, 'SerializeToString') else str(g), providers=['CPUExecutionProvider'])
+    gen, diff, agree, n = torch.Generator().manual_seed(seed), 0., 0, 0
     for h, w in sizes:
-        x = torch.rand(2, 3, h, w, generator=g)
+        x = torch.rand(2, 3, h, w, generator=gen)
         with torch.no_grad(): ref = module(x).numpy()
         out = sess.run(None, {'image': x.numpy()})[0]
         diff = max(diff, float(np.abs(out - ref).max()))
@@ -49,31 +44,87 @@ def export_onnx(model, # A run's `model.pkl`, or a `Learner`
                 opset:int=17, # ONNX opset
                 check:bool=True, # Compare with PyTorch on random inputs with onnxruntime; raise if they disagree
                 tol:float=1e-3, # Largest logit difference allowed
-               )->dict: # What the check measured
+                int8:bool=False, # Write static int8 instead (`quantize_int8`), calibrated and checked on `data`
+                data:Path|str|None=None, # With `int8`: the data set whose training images calibrate it
+                **kwargs, # Passed to `quantize_int8` (n_calib, min_agree, ...)
+               )->dict: # What the checks measured
     "Write the model as ONNX (input RGB 0..1 with the normalisation inside, dynamic batch/height/width) with its classes in the metadata"
     import onnx
-    m = load_model(model, cpu=True)
-    module = NormalizedModel(m.model.float(), m.mean.cpu(), m.std.cpu()).eval()
-    h, w = m.sz
-    if h % 32 or w % 32: raise ValueError(f'the training size {h}x{w} is not a multiple of 32, which the U-Net needs')
-    fn = Path(fn); fn.parent.mkdir(parents=True, exist_ok=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')   # the TorchScript exporter's notes on traced Python control flow: sizes are checked below
-        torch.onnx.export(module, (torch.rand(1, 3, h, w),), str(fn), input_names=['image'], output_names=['logits'], opset_version=opset,
-                          dynamic_axes={'image': {0: 'batch', 2: 'height', 3: 'width'}, 'logits': {0: 'batch', 2: 'height', 3: 'width'}},
-                          dynamo=False)
-    g = onnx.load(str(fn))
-    meta = dict(codes=json.dumps(list(m.codes)), void=json.dumps(m.void), sz=json.dumps([h, w]), multiple='32',
-                input='image: float32 (N, 3, H, W), RGB, values 0..1 (the normalisation is in the graph); H and W multiples of 32',
-                output='logits: float32 (N, C, H, W), one channel per class of codes; argmax over C is the mask',
-                producer='segdist_nb')
-    for k, v in meta.items(): p = g.metadata_props.add(); p.key, p.value = k, v
-    onnx.save(g, str(fn))
-    res = onnx_agreement(module, fn, [(h, w), (h + 32, 2 * w)]) if check else {}
+    if int8 and data is None: raise ValueError('int8 needs the data set whose training images calibrate it: pass --data DIR (data= in Python)')
+    m = load_model(model, cpu=True, engine='torch')
+    g = onnx_proto(m, opset)
+    res = onnx_agreement(NormalizedModel(m.model, m.mean.cpu(), m.std.cpu()).eval(), g, [m.sz, (m.sz[0] + 32, 2 * m.sz[1])]) if check else {}
     if check and (res['max_abs_diff'] > tol or res['argmax_agreement'] < 0.999):
         raise ValueError(f"{fn}: onnxruntime disagrees with PyTorch (largest logit difference {res['max_abs_diff']:.2e}, argmax "
                          f"agreement {res['argmax_agreement']:.4%}): report it with your torch and onnxruntime versions")
+    if int8:
+        g, q = quantize_int8(g, data, **kwargs)
+        res['int8'] = q
+    fn = Path(fn); fn.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(g, str(fn))
     return res
+
+# %% ../nbs/05d_export.ipynb #da57aa2e
+def calib_files(data:Path|str, # A labelled data set (folder or description)
+                images:str|None=None, # Image folder of today's layout (as `load_data`)
+                labels:str|None=None, # Mask path template of today's layout
+               )->tuple: # (training files, validation files, the `DataSpec`)
+    "A data set's training and validation images, split as training splits them"
+    spec = load_data(data, images, labels)
+    if 'valid' in spec.splits: return spec.files('train'), spec.files('valid'), spec
+    fns = L(spec.files('train'))
+    t, v = default_splitter(spec.root, fns)(fns)
+    return list(fns[t]), list(fns[v]), spec
+
+def _miou(cm, void): st = SegStats(len(cm), void); st.cm = torch.as_tensor(cm); return float(seg_metric_fns['miou'](st))
+
+def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
+                  data:Path|str, # The data set: training images calibrate, validation images check
+                  n_calib:int=32, # Calibration images, drawn from the training images
+                  min_agree:float=0.99, # Refuse below this share of validation pixels whose class agrees with fp32
+                  bs:int=8, # Batch size of the check
+                  seed:int=0, # Which calibration images
+                  images:str|None=None, # Image folder of today's layout
+                  labels:str|None=None, # Mask path template of today's layout
+                 )->tuple: # (the int8 graph, what the check measured)
+    "Static int8 (QDQ) quantization of `g` with onnxruntime, calibrated on the data set's training images and checked on its validation images"
+    import onnx
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+    f32 = OnnxModel(g, cpu=True)
+    trn, val, spec = calib_files(data, images, labels)
+    if list(spec.codes) != list(f32.codes):
+        raise ValueError(f"the model's classes {f32.codes} are not those of the data set {list(spec.codes)} ({data}): calibrate on the data it was trained on")
+    if not val: raise ValueError(f'{data}: no validation images to check the int8 model on: give a data set with a validation split')
+    cal = [trn[i] for i in sorted(np.random.default_rng(seed).permutation(len(trn))[:n_calib])]
+    class Reader(CalibrationDataReader):
+        def __init__(self): self.it = (dict(image=image_batch([PILImage.create(f)], f32.sz).numpy()) for f in cal)
+        def get_next(self): return next(self.it, None)
+    with tempfile.TemporaryDirectory() as d, warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        lvl = logging.getLogger().level; logging.getLogger().setLevel(logging.ERROR)   # its notes on BatchNorms that no convolution precedes
+        try:
+            quant_pre_process(g, f'{d}/pre.onnx', skip_symbolic_shape=True)   # BatchNorm folded into convolutions, shapes inferred
+            quantize_static(f'{d}/pre.onnx', f'{d}/int8.onnx', Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+                            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+        finally: logging.getLogger().setLevel(lvl)
+        q = onnx.load(f'{d}/int8.onnx')
+    i8, gm, n = OnnxModel(q, cpu=True), GetMask(spec.label_fn(), spec.reader), len(f32.codes)
+    cm32, cm8, agree, tot = np.zeros((n, n), np.int64), np.zeros((n, n), np.int64), 0, 0
+    for (fn, _, a), (_, _, b) in zip(predict_masks(f32, val, bs, progress=False), predict_masks(i8, val, bs, progress=False)):
+        t = gm(fn)
+        cm32 += image_confusion(a, t, n); cm8 += image_confusion(b, t, n)
+        agree += int((a == b).sum()); tot += a.size
+    res = dict(calibration_images=len(cal), check_images=len(val), argmax_agreement=agree / tot,
+               miou_fp32=_miou(cm32, f32.void), miou_int8=_miou(cm8, f32.void), min_agree=min_agree,
+               scheme='QDQ, int8 weights per channel, uint8 activations, MinMax calibration')
+    if res['argmax_agreement'] < min_agree:
+        raise ValueError(f"int8 agrees with fp32 on {res['argmax_agreement']:.2%} of {len(val)} validation images' pixels, under the "
+                         f"{min_agree:.0%} required (mean IoU fp32 {res['miou_fp32']:.4f}, int8 {res['miou_int8']:.4f}); nothing written: "
+                         f"calibrate on more images (--calib), or deploy the fp32 export")
+    for p in g.metadata_props: q.metadata_props.add(key=p.key, value=p.value)
+    q.metadata_props.add(key='int8', value=json.dumps(res))
+    return q, res
 
 # %% ../nbs/05d_export.ipynb #b162534b
 @call_parse
@@ -81,10 +132,18 @@ def segdist_export(model:str, # A run's model.pkl
                    out:str, # The .onnx file to write
                    opset:int=17, # ONNX opset
                    no_check:bool=False, # Skip the comparison with PyTorch
+                   int8:bool=False, # Write a static int8 model (QDQ), calibrated on --data's training images, checked on its validation images
+                   data:str=None, # With --int8: the data set the model was trained on
+                   calib:int=32, # With --int8: calibration images
+                   min_agreement:float=0.99, # With --int8: refuse below this share of validation pixels agreeing with fp32
                   ):
     "Export a trained segdist_nb model to ONNX (RGB 0..1 input, normalisation inside, class names in the metadata) and check it"
-    try: res = export_onnx(model, out, opset, check=not no_check)
+    try: res = export_onnx(model, out, opset, check=not no_check, int8=int8, data=data, n_calib=calib, min_agree=min_agreement)
     except (ValueError, OSError, ImportError) as e: print(f'segdist-export: error: {e}', file=sys.stderr); raise SystemExit(2)
-    if res: print(f"checked with onnxruntime: largest |ONNX - PyTorch| logit {res['max_abs_diff']:.2e}, argmax agreement "
-                  f"{res['argmax_agreement']:.4%} of pixels, at sizes {res['sizes']}")
+    if 'max_abs_diff' in res: print(f"checked with onnxruntime: largest |ONNX - PyTorch| logit {res['max_abs_diff']:.2e}, argmax agreement "
+                                    f"{res['argmax_agreement']:.4%} of pixels, at sizes {res['sizes']}")
+    if 'int8' in res:
+        q = res['int8']
+        print(f"int8 (calibrated on {q['calibration_images']} training images): its classes agree with fp32 on {q['argmax_agreement']:.2%} of the "
+              f"pixels of {q['check_images']} validation images; mean IoU fp32 {q['miou_fp32']:.4f}, int8 {q['miou_int8']:.4f}")
     print(f'wrote {out}')

@@ -17,6 +17,7 @@ from .dls import *
 from .metrics import *
 from .losses import *
 from .encoders import *
+from .speed import *
 
 # %% auto #0
 __all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'seg_precision',
@@ -178,6 +179,8 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
                 metrics:list|None=None, # Default: `seg_metrics` (acc_all, acc_clss, miou, dice, fwiou)
                 self_attention:bool=True, # The seed's self-attention U-Net
                 opt_func:Callable=seg_opt, # The optimizer (default: torch's AdamW, above)
+                channels_last:bool=True, # Model and batches in channels-last memory format (faster on CPUs and GPUs; `02d_speed`)
+                compile:bool|str=False, # Compile the U-Net for each fit: True (inductor) or a backend of `compile_backends`
                 **kwargs, # Passed to `unet_learner`
                )->Learner:
     "The seed's `unet_learner` (torchvision or timm encoder) with weighted cross-entropy or another loss, exact metrics, the precision for the device"
@@ -198,4 +201,5 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
     learn.loss_name = loss
     if learn.precision == 'fp16': learn.to_fp16()
     elif learn.precision == 'bf16': learn.to_bf16()
-    return learn
+    if channels_last: learn.model.to(memory_format=torch.channels_last)   # now, not only when a fit starts: loaded weights keep the layout
+    return speed_up(learn, channels_last, compile)

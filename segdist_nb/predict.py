@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/predict.html.md"""
 
 # %% ../nbs/05b_predict.ipynb #2135db9b
 from __future__ import annotations
-import argparse, json, sys, warnings
+import argparse, io, json, sys, warnings
 from pathlib import Path
 import numpy as np, torch
 import torch.nn.functional as F
@@ -16,10 +16,12 @@ from fastai.vision.all import *
 import fastprogress.fastprogress
 from fastprogress.fastprogress import progress_bar
 from .data import seg_palette
+from .speed import compile_unet
 
 # %% auto #0
-__all__ = ['palette_png', 'overlay', 'model_size', 'LearnerModel', 'OnnxModel', 'load_model', 'tile_starts', 'tile_weights',
-           'predict_tiled', 'predict_masks', 'predict_folder', 'segdist_predict']
+__all__ = ['engines', 'palette_png', 'overlay', 'model_size', 'LearnerModel', 'NormalizedModel', 'onnx_proto', 'OnnxModel',
+           'load_model', 'tile_starts', 'tile_weights', 'predict_tiled', 'image_batch', 'predict_masks',
+           'predict_folder', 'segdist_predict']
 
 # %% ../nbs/05b_predict.ipynb #b4cac954
 def palette_png(mask:np.ndarray, # (H, W) class indices
@@ -52,11 +54,16 @@ def model_size(learn:Learner)->tuple:
 
 class LearnerModel:
     "A fastai learner (`model.pkl`) as a function from images in 0..1 to class probabilities, with its normalisation and precision"
+    engine = 'torch'
     def __init__(self, learn:Learner, # An exported (or any) segmentation learner
                  cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
+                 channels_last:bool=True, # Run the model in channels-last memory format
+                 compile:bool=False, # Compile the model (`compile_unet`); the first batch of each shape compiles
                 ):
         self.device = torch.device('cpu' if ifnone(cpu, not torch.cuda.is_available()) else default_device())
         self.learn, self.model = learn, learn.model.to(self.device).eval()
+        if channels_last: self.model.to(memory_format=torch.channels_last)
+        if compile: compile_unet(self.model)
         norm = first(t for t in learn.dls.after_batch.fs if isinstance(t, Normalize))
         self.mean, self.std = [torch.as_tensor(o).float().reshape(1, -1, 1, 1).to(self.device)
                                for o in ((norm.mean, norm.std) if norm is not None else (0., 1.))]
@@ -69,19 +76,57 @@ class LearnerModel:
         with torch.no_grad(), torch.autocast(self.device.type, dtype=self.dtype, enabled=self.amp):
             return self.model((x.to(self.device) - self.mean) / self.std).float().softmax(1)
 
+class NormalizedModel(nn.Module):
+    "A segmentation model that takes RGB images in 0..1 and normalises them itself"
+    def __init__(self, model:nn.Module, mean, std):
+        super().__init__()
+        self.model = model
+        self.register_buffer('mean', torch.as_tensor(mean).float().reshape(1, -1, 1, 1))
+        self.register_buffer('std', torch.as_tensor(std).float().reshape(1, -1, 1, 1))
+    def forward(self, x): return self.model((x - self.mean) / self.std)
+
+def onnx_proto(m:LearnerModel, # A learner's model, on the CPU
+               opset:int=17, # ONNX opset
+              ):
+    "The model as an ONNX graph in memory: input RGB 0..1 with the normalisation inside, dynamic batch/height/width, its classes in the metadata"
+    import onnx
+    h, w = m.sz
+    if h % 32 or w % 32: raise ValueError(f'the training size {h}x{w} is not a multiple of 32, which the U-Net needs')
+    module, buf = NormalizedModel(m.model.float(), m.mean.cpu(), m.std.cpu()).eval(), io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')   # the TorchScript exporter's notes on traced Python control flow: sizes are padded to multiples of 32
+        torch.onnx.export(module, (torch.rand(1, 3, h, w),), buf, input_names=['image'], output_names=['logits'], opset_version=opset,
+                          dynamic_axes={'image': {0: 'batch', 2: 'height', 3: 'width'}, 'logits': {0: 'batch', 2: 'height', 3: 'width'}},
+                          dynamo=False)
+    g = onnx.load_from_string(buf.getvalue())
+    meta = dict(codes=json.dumps(list(m.codes)), void=json.dumps(m.void), sz=json.dumps([h, w]), multiple='32',
+                input='image: float32 (N, 3, H, W), RGB, values 0..1 (the normalisation is in the graph); H and W multiples of 32',
+                output='logits: float32 (N, C, H, W), one channel per class of codes; argmax over C is the mask',
+                producer='segdist_nb')
+    for k, v in meta.items(): p = g.metadata_props.add(); p.key, p.value = k, v
+    return g
+
+def _ort():
+    try: import onnxruntime as ort; return ort
+    except ImportError: return None
+
 class OnnxModel:
-    "An exported ONNX model (chapter 05d) on onnxruntime: the same interface as `LearnerModel`, no fastai needed"
-    def __init__(self, fn:Path|str, # An .onnx file written by `export_onnx`
+    "An ONNX model on onnxruntime (a file from `segdist-export`, or `onnx_proto`'s graph): the same interface as `LearnerModel`, no fastai needed"
+    def __init__(self, fn, # An .onnx file written by `export_onnx`, or an ONNX `ModelProto`
                  cpu:bool|None=None, # Force the CPU; default: CUDA when onnxruntime has it
+                 threads:int|None=None, # Threads on the CPU; default torch's (the cores, or OMP_NUM_THREADS)
                 ):
-        try: import onnxruntime as ort
-        except ImportError: raise ImportError(f'{fn} is an ONNX model: install onnxruntime (pip install "segdist_nb[export]")') from None
+        ort = _ort()
+        if ort is None: raise ImportError(f'{fn} is an ONNX model: install onnxruntime (pip install "segdist_nb[export]")')
         gpu = not cpu and 'CUDAExecutionProvider' in ort.get_available_providers()
-        self.sess = ort.InferenceSession(str(fn), providers=(['CUDAExecutionProvider'] if gpu else []) + ['CPUExecutionProvider'])
+        so = ort.SessionOptions(); so.intra_op_num_threads = ifnone(threads, torch.get_num_threads())
+        self.sess = ort.InferenceSession(fn.SerializeToString() if hasattr(fn, 'SerializeToString') else str(fn), so,
+                                         providers=(['CUDAExecutionProvider'] if gpu else []) + ['CPUExecutionProvider'])
         meta = self.sess.get_modelmeta().custom_metadata_map
         if 'codes' not in meta: raise ValueError(f'{fn} has no class names in its metadata: export it with segdist-export')
         self.codes, self.void, self.sz = json.loads(meta['codes']), json.loads(meta.get('void', 'null')), _hw(json.loads(meta['sz']))
-        self.multiple, self.device = int(meta.get('multiple', 32)), torch.device('cpu')
+        self.multiple, self.device, self.meta = int(meta.get('multiple', 32)), torch.device('cpu'), meta
+        self.engine = 'onnx int8' if 'int8' in meta else "onnx"
     def probs(self, x:Tensor)->Tensor:
         "Class probabilities (N, C, H, W) of images `x` (N, 3, H, W) in 0..1; sides padded to a multiple of 32 and cropped back"
         h, w = x.shape[-2:]
@@ -90,18 +135,30 @@ class OnnxModel:
         out = self.sess.run(None, {self.sess.get_inputs()[0].name: x.detach().cpu().float().numpy()})[0]
         return torch.from_numpy(out[..., :h, :w]).softmax(1)
 
-def load_model(model:Path|str|Learner, # `model.pkl`, an exported `.onnx`, or a `Learner`
+engines = ('auto', 'torch', 'onnx')
+
+def load_model(model, # `model.pkl`, an exported `.onnx`, a `Learner`, or a model `load_model` made
                cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
+               engine:str='auto', # One of `engines`: auto (onnxruntime for a learner on the CPU when installed), torch or onnx
+               compile:bool=False, # Compile the PyTorch model (engine torch)
               ):
-    "A `LearnerModel` or an `OnnxModel`, from what `model` is"
-    if isinstance(model, Learner): return LearnerModel(model, cpu)
-    model = Path(model)
-    if not model.is_file(): raise FileNotFoundError(f"model {model} does not exist: give a run's model.pkl or an .onnx from segdist-export")
-    if model.suffix.lower() == '.onnx': return OnnxModel(model, cpu)
-    with warnings.catch_warnings():   # fastai reminds that a pickle can run code: the user names this file, a run's own model
-        warnings.filterwarnings('ignore', message='load_learner` uses', category=UserWarning)
-        learn = load_learner(model, cpu=ifnone(cpu, not torch.cuda.is_available()))
-    return LearnerModel(learn, cpu)
+    "A `LearnerModel` or an `OnnxModel`, from what `model` is and the engine"
+    if engine not in engines: raise ValueError(f'engine {engine!r}: choose one of {engines} (--engine)')
+    if isinstance(model, (LearnerModel, OnnxModel)): return model
+    if not isinstance(model, Learner):
+        model = Path(model)
+        if not model.is_file(): raise FileNotFoundError(f"model {model} does not exist: give a run's model.pkl or an .onnx from segdist-export")
+        if model.suffix.lower() == '.onnx':
+            if engine == 'torch' or compile: raise ValueError(f'{model} is an ONNX model: it runs on onnxruntime; give the run\'s model.pkl for --engine torch or --compile')
+            return OnnxModel(model, cpu)
+        with warnings.catch_warnings():   # fastai reminds that a pickle can run code: the user names this file, a run's own model
+            warnings.filterwarnings('ignore', message='load_learner` uses', category=UserWarning)
+            model = load_learner(model, cpu=ifnone(cpu, not torch.cuda.is_available()))
+    if compile and engine == 'onnx': raise ValueError('compile is for the PyTorch engine: pass engine torch (--engine torch) with it, or leave compile out')
+    m = LearnerModel(model, cpu, compile=compile)
+    if engine == 'torch' or compile or (engine == 'auto' and (m.device.type != 'cpu' or _ort() is None)): return m
+    if _ort() is None: raise ImportError('engine onnx needs onnxruntime: pip install "segdist_nb[export]"')
+    return OnnxModel(onnx_proto(m), cpu=m.device.type == 'cpu')
 
 # %% ../nbs/05b_predict.ipynb #7f07ac7a
 def tile_starts(n:int, tile:int, stride:int)->list:
@@ -160,6 +217,13 @@ def predict_tiled(model, # A `LearnerModel` or `OnnxModel`
     return out[:H, :W]
 
 # %% ../nbs/05b_predict.ipynb #c2c02b87
+def image_batch(imgs:list, # PIL images
+                sz:int|tuple, # Model input size (height, width)
+               )->Tensor: # (N, 3, H, W) float, 0..1
+    "Images resized (squished) to `sz` as one batch in 0..1, as the model sees whole images"
+    h, w = _hw(sz)
+    return torch.stack([image2tensor(im.resize((w, h), Image.BILINEAR)) for im in imgs]).float().div(255)   # fastai's squish Resize
+
 def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `load_model`)
                   fns:list, # Image files
                   bs:int=8, # Images (whole) or windows (tiles) per batch
@@ -176,11 +240,9 @@ def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `load_model`)
             img = PILImage.create(fn)
             yield fn, img, predict_tiled(model, image2tensor(img), tile, overlap, bs, tta)
         return
-    h, w = _hw(ifnone(sz, model.sz))
     for chunk in chunked(it, bs):
         imgs = [PILImage.create(f) for f in chunk]
-        x = torch.stack([image2tensor(im.resize((w, h), Image.BILINEAR)) for im in imgs]).float().div(255)   # fastai's squish Resize
-        p = _tta(model, x, tta)
+        p = _tta(model, image_batch(imgs, ifnone(sz, model.sz)), tta)
         for fn, im, pk in zip(chunk, imgs, p):
             yield fn, im, F.interpolate(pk[None], size=(im.height, im.width), mode='bilinear', align_corners=False)[0].argmax(0).byte().cpu().numpy()
 
@@ -195,9 +257,11 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
                    cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
                    tile:int|None=None, # Predict by overlapping windows of this side, at native resolution
                    overlap:float=0.25, # Share of a window that overlaps the next (tiles)
+                   engine:str='auto', # auto, torch or onnx (`load_model`)
+                   compile:bool=False, # Compile the PyTorch model
                   )->list: # The mask files written
     "Predict every image under `images` and write palette PNG masks to `out`"
-    m = load_model(model, cpu)
+    m = load_model(model, cpu, engine, compile)
     images, out = Path(images), Path(out)
     fns = [images] if images.is_file() else get_image_files(images)
     if not fns: raise FileNotFoundError(f'no image files in {images}')
@@ -225,10 +289,13 @@ def segdist_predict(model:str, # A run's model.pkl, or an .onnx from segdist-exp
                     tile:int=None, # Predict by overlapping windows of this side (a multiple of 32) at native resolution
                     overlap:float=0.25, # Share of a window that overlaps the next, with --tile
                     cpu:bool=False, # Use the CPU even when there is a GPU
+                    engine:str='auto', # auto (onnxruntime on the CPU when installed), torch or onnx
+                    compile:bool=False, # Compile the PyTorch model (with --engine torch)
                    ):
     "Predict index masks (palette PNGs) for a folder of images with a trained segdist_nb model (.pkl or .onnx)"
     from segdist_nb.distributed import log_progress
     log_progress()
-    try: fns = predict_folder(model, images, out, bs=bs, overlay_=overlay, tta=tta, sz=sz, cpu=True if cpu else None, tile=tile, overlap=overlap)
+    try: fns = predict_folder(model, images, out, bs=bs, overlay_=overlay, tta=tta, sz=sz, cpu=True if cpu else None, tile=tile, overlap=overlap,
+                             engine=engine, compile=compile)
     except (ValueError, FileNotFoundError, ImportError) as e: print(f'segdist-predict: error: {e}', file=sys.stderr); raise SystemExit(2)
     print(f'{len(fns)} masks written to {out}')

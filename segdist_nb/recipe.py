@@ -20,6 +20,7 @@ from .metrics import *
 from .losses import check_loss
 from .encoders import timm_name, timm_body
 from .model import *
+from .speed import compile_backends
 from .distributed import *
 from .checkpoint import *
 from .runfolder import *
@@ -60,6 +61,8 @@ default_config = dict(
     comm_hook=None,         # gradient compression for the all-reduce: None, 'fp16', 'bf16' or 'powersgd'
     powersgd_rank=1,        # PowerSGD's approximation rank
     powersgd_warmup=10,     # steps of plain all-reduce before PowerSGD starts, in each stage
+    channels_last=True,     # model and batches in channels-last memory format (faster on CPUs and GPUs)
+    compile=False,          # compile the U-Net: False, True (inductor) or a backend name (aot_eager: graph capture only)
     sync_bn=False,          # synchronise BatchNorm statistics across processes (small per-GPU batches)
     tensorboard=False,      # rank 0 writes TensorBoard events into the run folder (tb/)
     keep='final',           # what a finished run keeps: 'final' (model.pkl), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)
@@ -105,6 +108,7 @@ def check_config(cfg:dict, # A config
     if cfg['comm_hook'] not in comm_hooks: raise ValueError(f"{where}: comm_hook={cfg['comm_hook']!r}: choose one of {comm_hooks}")
     check_loss(cfg['loss'], cfg['loss_weights'])
     if cfg['monitor'] not in monitor_choices: raise ValueError(f"{where}: monitor={cfg['monitor']!r}: choose one of {monitor_choices} (--monitor)")
+    if cfg['compile'] not in (False, True, *compile_backends): raise ValueError(f"{where}: compile={cfg['compile']!r}: choose true, false or one of {compile_backends} (--compile [BACKEND])")
     if cfg['keep'] not in keep_choices: raise ValueError(f"{where}: keep={cfg['keep']!r}: choose one of {keep_choices}")
     return cfg
 
@@ -200,7 +204,7 @@ def _learner(cfg, st, data, out, arch, void, weights, cache=None):
     dls = stage_dls(cfg, st, data, cache)
     learn = seg_learner(dls, arch, void=void, weights=weights, ignore_void=cfg['ignore_void'], pretrained=cfg['pretrained'],
                         loss=cfg['loss'], loss_weights=cfg['loss_weights'],
-                        precision=cfg['precision'], wd=st.get('wd', 1e-2), path=out, model_dir='models')
+                        precision=cfg['precision'], channels_last=cfg['channels_last'], compile=cfg['compile'], wd=st.get('wd', 1e-2), path=out, model_dir='models')
     if st.get('freeze', False) and cfg['pretrained']: learn.freeze()
     else: learn.unfreeze()
     return learn
@@ -224,7 +228,8 @@ def run_stage(cfg:dict, i:int, st:dict, data:Path, out:Path, arch, void, weights
     log = RunLog(out, i, st['name'], start)
     lr = slice(*st['lr']) if isinstance(st['lr'], (list, tuple)) else st['lr']
     more = [*([f"accumulating {cfg['accum']} batches per step"] if cfg['accum'] > 1 else []), *([f"{cfg['comm_hook']} gradients"] if cfg['comm_hook'] else []),
-            *(['synchronised BatchNorm'] if cfg['sync_bn'] else [])]
+            *(['synchronised BatchNorm'] if cfg['sync_bn'] else []), *(['channels-last'] if cfg['channels_last'] else []),
+            *([f"compiled ({'inductor' if cfg['compile'] is True else cfg['compile']})"] if cfg['compile'] else [])]
     print0(f"stage {i} {st['name']}: {st['sz']} px, batch {st['bs']} per process x {max(1, num_distrib())}, "
            f"epochs {start}..{st['epochs'] - 1}, lr {st['lr']}, {'frozen' if learn.opt.frozen_idx else 'unfrozen'}, {learn.precision}" + ''.join(', ' + o for o in more))
     xtra = [*([NoSyncAccumulation(cfg['accum'], st['bs'])] if cfg['accum'] > 1 else []),

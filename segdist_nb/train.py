@@ -12,6 +12,7 @@ from fastcore.all import *
 from fastai.torch_core import rank_distrib
 from .cache import parse_size
 from .model import precisions
+from .speed import compile_backends
 from .distributed import comm_hooks, run_name
 from .recipe import *
 
@@ -53,6 +54,9 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--comm-hook', choices=[o for o in comm_hooks if o], help="compress gradients for the all-reduce (powersgd: for slow links between nodes)")
     p.add_argument('--powersgd-rank', type=int, help="PowerSGD's approximation rank (default 1)")
     p.add_argument('--powersgd-warmup', type=int, help='steps of plain all-reduce before PowerSGD starts, in each stage (default 10)')
+    p.add_argument('--no-channels-last', action='store_true', help='keep the default memory layout (channels-last is on: faster on CPUs and GPUs)')
+    p.add_argument('--compile', nargs='?', const=True, choices=[True, *compile_backends], metavar='BACKEND',
+                   help="compile the U-Net with torch.compile (inductor; aot_eager: graph capture only); the first batch of each shape compiles")
     p.add_argument('--sync-bn', action='store_true', help='synchronise BatchNorm statistics across processes (small per-GPU batches)')
     p.add_argument('--tensorboard', action='store_true', help='rank 0 writes TensorBoard events into RUN/tb (tensorboard --logdir RUN/tb)')
     p.add_argument('--keep', choices=keep_choices, help="what a finished run keeps: 'final' (model.pkl, the default), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)")
@@ -75,6 +79,8 @@ def config_from_args(argv:list|None=None)->tuple:
         except ValueError: raise ValueError(f'--loss-weights {a.loss_weights!r}: give comma-separated numbers, e.g. 1,0.5') from None
     if a.no_check: cfg['check'] = False
     if a.sync_bn: cfg['sync_bn'] = True
+    if a.no_channels_last: cfg['channels_last'] = False
+    if a.compile is not None: cfg['compile'] = a.compile
     if a.tensorboard: cfg['tensorboard'] = True
     if a.item_sz is not None: cfg['item_sz'] = parse_size(a.item_sz)
     stages = cfg['stages']
