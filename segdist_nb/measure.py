@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/measure.html.md"""
 
 # %% ../nbs/06_measure.ipynb #d5b9d165
 from __future__ import annotations
-import contextlib, shutil, time
+import contextlib, io, shutil, time
 from pathlib import Path
 import numpy as np, torch, torch.distributed as dist, torchvision
 from fastcore.all import *
@@ -18,9 +18,13 @@ from .dls import *
 from .cache import *
 from .model import *
 from .distributed import *
+from .speed import compile_unet, fast_unet
+from .predict import NormalizedModel, OnnxModel, onnx_proto, image_batch
+from .export import calib_files, quantize_int8
 
 # %% auto #0
-__all__ = ['StepTimer', 'rep_throughput', 'plain_steps', 'pipeline_rate', 'upscale_data', 'pipeline_bench', 'bench_worker']
+__all__ = ['StepTimer', 'rep_throughput', 'plain_steps', 'pipeline_rate', 'upscale_data', 'pipeline_bench', 'median_s',
+           'peak_gflops', 'model_flops', 'speed_bench', 'bench_worker']
 
 # %% ../nbs/06_measure.ipynb #b019686f
 class StepTimer(Callback):
@@ -144,6 +148,122 @@ def pipeline_bench(data:Path|str, # A data set
             rows.append(r)
     finally: torch.set_num_threads(nt)
     return rows
+
+# %% ../nbs/06_measure.ipynb #e43c8200
+def median_s(f:Callable, # What to time
+             warmup:int=2, # Calls before timing
+             reps:int=6, # Timed calls
+            )->float:
+    "The median time of `reps` calls of `f`, after `warmup` calls"
+    for _ in range(warmup): f()
+    ts = []
+    for _ in range(reps): t0 = time.perf_counter(); f(); ts.append(time.perf_counter() - t0)
+    return float(np.median(ts))
+
+def peak_gflops(n:int=1024, # Matrix side
+                reps:int=5, # Timed products
+               )->float:
+    "Attainable fp32 GFLOP/s of this process: an n x n matrix product, its best of `reps`"
+    a, b = torch.rand(n, n), torch.rand(n, n)
+    a @ b
+    best = min(median_s(lambda: a @ b, 0, 1) for _ in range(reps))
+    return 2 * n ** 3 / best / 1e9
+
+def model_flops(model:nn.Module, # A model
+                x:Tensor, # A batch
+                train:bool=False, # Forward and backward (training), else forward only
+               )->int:
+    "FLOPs of `model` on `x` from torch's `FlopCounterMode` (2 per multiply-add of convolutions and matrix products)"
+    from torch.utils.flop_counter import FlopCounterMode
+    with FlopCounterMode(display=False) as fc:
+        if train: model(x).float().sum().backward()
+        else:
+            with torch.no_grad(): model(x)
+    if train: model.zero_grad(set_to_none=True)
+    return fc.get_total_flops()
+
+# %% ../nbs/06_measure.ipynb #2d73f9e0
+def _copy(model:nn.Module)->nn.Module:
+    "A copy of a U-Net through `torch.save`, as `learn.export` pickles it (`deepcopy` refuses its self-attention's spectral-norm weight)"
+    for h in getattr(model, 'sfs', []): h.stored = None   # the activations its hooks kept from the last forward
+    buf = io.BytesIO(); torch.save(model, buf); buf.seek(0)
+    return torch.load(buf, weights_only=False)
+
+def _train_row(model, x, y, steps, cl, comp):
+    "Losses and step times of `steps` plain AdamW steps of a copy of `model`"
+    m = fast_unet(_copy(model)).float().train()
+    if cl: m, x = m.to(memory_format=torch.channels_last), x.contiguous(memory_format=torch.channels_last)
+    if comp: compile_unet(m, comp)
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-3, weight_decay=1e-2, betas=(0.9, 0.99), eps=1e-5)   # as `seg_opt`
+    losses, ts = [], []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        loss = F.cross_entropy(m(x), y); opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+        ts.append(time.perf_counter() - t0); losses.append(loss.item())
+    return losses, ts
+
+def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
+                mean, std, # Its normalisation
+                codes:list, void:int|None, # Its classes
+                data:Path|str, # The data set: a validation batch, and the training images that calibrate int8
+                sz:int=64, bs:int=8, # Batch of the table
+                threads:int=1, # torch and onnxruntime threads
+                steps:int=10, # Training steps per row (the first 2 are not timed)
+                reps:int=6, # Timed inference batches per row
+                compile:str|None='inductor', # Backend of the compiled rows; None: leave them out
+                n_calib:int=32, # int8's calibration images; 0: leave int8 out
+               )->dict:
+    "Training rows and inference rows of one process, side by side: images/s, speed-up, agreement with eager, share of the fp32 peak"
+    torch.set_num_threads(threads)
+    _, val, spec = calib_files(data)
+    gm = GetMask(spec.label_fn(), spec.reader)
+    fns = (val * bs)[:bs]
+    x = image_batch([PILImage.create(f) for f in fns], sz)
+    y = torch.stack([F.interpolate(torch.as_tensor(np.array(gm(f)))[None, None].float(), size=(sz, sz), mode='nearest')[0, 0].long() for f in fns])
+    y[y >= len(codes)] = void if void is not None else 0   # `ignore:` values, for a plain cross-entropy
+    base = NormalizedModel(fast_unet(_copy(model)).float().cpu(), mean, std).eval()
+    xn = (x - base.mean) / base.std
+    peak = peak_gflops()
+    ftrain, finf = model_flops(_copy(base.model).train(), xn, train=True) / bs, model_flops(base, x) / bs
+    res = dict(threads=threads, sz=sz, bs=bs, peak_gflops=peak, gflop_train_img=ftrain / 1e9, gflop_infer_img=finf / 1e9, train=[], infer=[])
+    rows = [('eager', False, None), ('channels-last', True, None)] + ([(f'channels-last + compiled ({compile})', True, compile)] if compile else [])
+    ref = None
+    for name, cl, comp in rows:
+        losses, ts = _train_row(base.model, xn, y, steps, cl, comp)
+        t = float(np.median(ts[2:]))
+        ref = ifnone(ref, (losses, t))
+        res['train'].append(dict(engine=name, ms=t * 1e3, img_s=bs / t, speedup=ref[1] / t, loss_diff=abs(losses[-1] - ref[0][-1]),
+                                 first_step_s=ts[0], pct_peak=100 * ftrain * bs / t / 1e9 / peak))
+    def pt(cl, comp):
+        m = NormalizedModel(fast_unet(_copy(base.model)), base.mean, base.std).eval()
+        xx = x.contiguous(memory_format=torch.channels_last) if cl else x
+        if cl: m = m.to(memory_format=torch.channels_last)
+        t0 = time.perf_counter()
+        if comp:
+            compile_unet(m.model, comp)
+            with torch.no_grad(): m(xx)
+        c = time.perf_counter() - t0
+        def f():
+            with torch.no_grad(): return m(xx)
+        return f, c
+    lm = AttrDict(model=base.model, mean=base.mean, std=base.std, codes=codes, void=void, sz=(sz, sz))
+    g = onnx_proto(lm)
+    def ort_fn(proto):
+        om = OnnxModel(proto, cpu=True, threads=threads)
+        return (lambda: torch.from_numpy(om.sess.run(None, {'image': x.numpy()})[0])), 0.
+    engines = [('eager', lambda: pt(False, None)), ('channels-last', lambda: pt(True, None))]
+    if compile: engines.append((f'channels-last + compiled ({compile})', lambda: pt(True, compile)))
+    engines.append(('onnxruntime fp32', lambda: ort_fn(g)))
+    if n_calib: engines.append(('onnxruntime int8 (static, QDQ)', lambda: ort_fn(quantize_int8(g, data, n_calib, min_agree=0.)[0])))
+    ref = None
+    for name, make in engines:
+        f, c = make()
+        out = f().argmax(1)
+        t = median_s(f, 2, reps)
+        ref = ifnone(ref, (out, t))
+        res['infer'].append(dict(engine=name, ms=t * 1e3, img_s=bs / t, speedup=ref[1] / t, agreement=float((out == ref[0]).float().mean()),
+                                 compile_s=c or None, pct_peak=100 * finf * bs / t / 1e9 / peak))
+    return res
 
 # %% ../nbs/06_measure.ipynb #e58aef27
 def _plain_batches(dls, n:int)->list:
