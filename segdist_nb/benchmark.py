@@ -10,6 +10,12 @@ import argparse, json, time
 from pathlib import Path
 import numpy as np
 from fastcore.all import *
+import torch
+from fastai.vision.all import load_learner, Normalize, imagenet_stats, first
+from .data import synthetic_once
+from .dls import seg_dls
+from .model import seg_learner
+from .predict import model_size
 from .split import bench_split
 from .launch import run_launch
 from .measure import *
@@ -18,7 +24,7 @@ from .scaling import *
 from .scaling import _stats
 
 # %% auto #0
-__all__ = ['bench', 'report', 'plot_bench', 'bench_parser', 'segdist_bench']
+__all__ = ['bench', 'report', 'plot_bench', 'bench_parser', 'segdist_bench', 'bench_speed', 'speed_report']
 
 # %% ../nbs/06b_benchmark.ipynb #89cd734b
 def bench(n:int=2, # Processes to compare with one
@@ -218,6 +224,11 @@ def bench_parser():
     p.add_argument('--no-split', action='store_true', help='skip the splitter comparison')
     p.add_argument('--kinds', help=f"measure only these, comma-separated, of {','.join(_kinds)} (default all)")
     p.add_argument('--rounds', type=int, default=1, help='launch 1 and N processes in turn this many times, against a machine whose speed drifts (default 1)')
+    p.add_argument('--speed', action='store_true', help='one process instead: training and inference engines side by side (channels-last, compiled, ONNX fp32 and int8)')
+    p.add_argument('--model', help="with --speed: a run's model.pkl (its weights and size) instead of an untrained --arch U-Net")
+    p.add_argument('--threads', type=int, default=1, help='with --speed: torch and onnxruntime threads (default 1)')
+    p.add_argument('--compile', default='inductor', choices=['inductor', 'aot_eager', 'none'], help='with --speed: backend of the compiled rows (none: leave them out)')
+    p.add_argument('--calib', type=int, default=32, help='with --speed: int8 calibration images (0: leave int8 out)')
     p.add_argument('--worker', help=argparse.SUPPRESS); p.add_argument('--result', help=argparse.SUPPRESS)
     return p
 
@@ -228,7 +239,10 @@ def segdist_bench(argv:list|None=None):
         res = bench_worker(json.loads(a.worker))
         if res is not None: Path(a.result).write_text(json.dumps(res))
         return
-    if (a.cpus is None) == (a.gpus is None): bench_parser().error('give --cpus N or --gpus N')
+    if a.speed:
+        return bench_speed(a.arch, a.sz, a.bs, a.model, a.data, a.out, a.threads, None if a.compile == 'none' else a.compile, a.calib,
+                           steps=max(a.steps, 10), reps=max(a.reps, 6))
+    if (a.cpus is None) == (a.gpus is None): bench_parser().error('give --cpus N or --gpus N (or --speed for one process)')
     bench(n=a.cpus or a.gpus, cpus=a.cpus is not None, sz=a.sz, bs=a.bs, arch=a.arch, precision=a.precision, data=a.data,
           out=a.out, warmup=a.warmup, steps=a.steps, reps=a.reps, num_workers=a.num_workers, bucket_mb=a.bucket_mb,
           static_graph=a.static_graph, bucket_view=a.bucket_view, comm_hook=a.comm_hook, split=not a.no_split,
@@ -237,3 +251,42 @@ def segdist_bench(argv:list|None=None):
           kinds=a.kinds.split(',') if a.kinds else None, rounds=a.rounds)
 
 if __name__ == '__main__' and '__file__' in globals(): segdist_bench()  # not when this cell runs in a notebook
+
+# %% ../nbs/06b_benchmark.ipynb #95bb2c14
+def bench_speed(arch:str='resnet34', # Encoder of an untrained U-Net, when no `model` is given
+                sz:int=64, bs:int=8, # Size (a trained model's own, when given) and batch
+                model:str|None=None, # A run's model.pkl: its weights and training size
+                data:str|None=None, # Data set for the batch and int8's calibration; default: a synthetic one in `out`
+                out:str|None=None, # Folder for speed.json; default runs/speed-<time>
+                threads:int=1, # torch and onnxruntime threads
+                compile:str|None='inductor', # Backend of the compiled rows; None: leave them out
+                n_calib:int=32, # int8 calibration images; 0: leave int8 out
+                steps:int=10, reps:int=6, # Training steps per row, timed inference batches per row
+               )->dict:
+    "One process's training and inference rows side by side (`speed_bench`); write speed.json to `out`"
+    out = Path(out or f"runs/speed-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
+    data = Path(data) if data else synthetic_once(out/'synth', n=48, size=max(96, sz))
+    if model:
+        learn = load_learner(model, cpu=True)
+        norm = first(t for t in learn.dls.after_batch.fs if isinstance(t, Normalize))
+        stats, sz, name = (norm.mean.flatten().cpu(), norm.std.flatten().cpu()), model_size(learn)[0], learn.arch_name
+    else:
+        learn = seg_learner(seg_dls(data, sz=sz, bs=bs, num_workers=0, check=False), arch, weights=None, precision='fp32')
+        stats, name = imagenet_stats, arch
+    print(f"segdist-bench --speed: {name} U-Net{' from ' + str(model) if model else ' (untrained)'}, {sz} px, batch {bs}, {threads} thread(s)", flush=True)
+    res = speed_bench(learn.model, *stats, learn.codes, learn.void, data, sz, bs, threads, steps, reps, compile, n_calib)
+    res['config'] = dict(arch=name, model=str(model) if model else None, data=str(data), device=torch.__config__.parallel_info().splitlines()[0])
+    (out/'speed.json').write_text(json.dumps(res, indent=1))
+    print(speed_report(res))
+    return res
+
+def speed_report(res:dict)->str:
+    "The speed rows as Markdown tables"
+    c = res['config']
+    head = (f"{c['arch']} U-Net, {res['sz']} px, batch {res['bs']}, {res['threads']} thread(s); {res['gflop_train_img']:.2f} GFLOP per image "
+            f"to train, {res['gflop_infer_img']:.2f} to predict; fp32 peak {res['peak_gflops']:.0f} GFLOP/s (a {res['threads']}-thread fp32 matrix product here)")
+    t = ['| training step | ms/batch | img/s | speed-up | loss diff. after the steps | first step (s) | % of fp32 peak |', '|---|---|---|---|---|---|---|']
+    t += [f"| {r['engine']} | {r['ms']:.0f} | {r['img_s']:.1f} | {r['speedup']:.2f}x | {r['loss_diff']:.1e} | {r['first_step_s']:.1f} | {r['pct_peak']:.0f}% |" for r in res['train']]
+    i = ['| inference | ms/batch | img/s | speed-up | argmax agreement with eager | compile (s) | % of fp32 peak |', '|---|---|---|---|---|---|---|']
+    i += [f"| {r['engine']} | {r['ms']:.0f} | {r['img_s']:.1f} | {r['speedup']:.2f}x | {r['agreement']:.2%} | {r['compile_s'] or 0:.1f} | {r['pct_peak']:.0f}% |" for r in res['infer']]
+    return '\n'.join([head, '', *t, '', *i])
