@@ -240,8 +240,9 @@ def segdist_bench(argv:list|None=None):
         if res is not None: Path(a.result).write_text(json.dumps(res))
         return
     if a.speed:
-        return bench_speed(a.arch, a.sz, a.bs, a.model, a.data, a.out, a.threads, None if a.compile == 'none' else a.compile, a.calib,
-                           steps=max(a.steps, 10), reps=max(a.reps, 6))
+        bench_speed(a.arch, a.sz, a.bs, a.model, a.data, a.out, a.threads, None if a.compile == 'none' else a.compile, a.calib,
+                    steps=max(a.steps, 10), reps=max(a.reps, 6))
+        return   # not the results: a console script's return value is its exit status
     if (a.cpus is None) == (a.gpus is None): bench_parser().error('give --cpus N or --gpus N (or --speed for one process)')
     bench(n=a.cpus or a.gpus, cpus=a.cpus is not None, sz=a.sz, bs=a.bs, arch=a.arch, precision=a.precision, data=a.data,
           out=a.out, warmup=a.warmup, steps=a.steps, reps=a.reps, num_workers=a.num_workers, bucket_mb=a.bucket_mb,
@@ -275,7 +276,7 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained U-Net, when no `m
         stats, name = imagenet_stats, arch
     print(f"segdist-bench --speed: {name} U-Net{' from ' + str(model) if model else ' (untrained)'}, {sz} px, batch {bs}, {threads} thread(s)", flush=True)
     res = speed_bench(learn.model, *stats, learn.codes, learn.void, data, sz, bs, threads, steps, reps, compile, n_calib)
-    res['config'] = dict(arch=name, model=str(model) if model else None, data=str(data), device=torch.__config__.parallel_info().splitlines()[0])
+    res['config'] = dict(arch=name, model=str(model) if model else None, data=str(data), device=f'CPU ({torch.backends.cpu.get_cpu_capability()})')
     (out/'speed.json').write_text(json.dumps(res, indent=1))
     print(speed_report(res))
     return res

@@ -17,7 +17,7 @@ from .dls import *
 from .metrics import *
 from .plots import *
 from .distributed import setup_distrib, print0
-from .predict import load_model, predict_masks
+from .predict import load_model, predict_masks, engines
 
 # %% auto #0
 __all__ = ['image_confusion', 'image_scores', 'evaluate', 'eval_parser', 'segdist_eval']
@@ -61,11 +61,13 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
              images:str|None=None, # Image folder of today's layout, relative to `data` (default 'images')
              check:bool=True, # Check the data set first (rank 0)
              split:str|None=None, # Which split of the description: default `test` if it has one, else every image of every split
+             engine:str='auto', # auto (onnxruntime on the CPU when installed), torch or onnx (`load_model`)
+             compile:bool=False, # Compile the PyTorch model
             )->dict|None: # eval.json's contents, on rank 0
     "Per-class and per-image metrics of `model` on `data`, at each mask's resolution; this process's share of the images under a launch"
     t0, rank, ws = time.time(), rank_distrib(), max(1, num_distrib())
     if torch.cuda.is_available() and not cpu and ws > 1: torch.cuda.set_device(int(os.environ.get('LOCAL_RANK', 0)))
-    m = load_model(model, cpu)
+    m = load_model(model, cpu, engine, compile)
     spec = load_data(data, images, labels)
     split = ifnone(split, 'test' if 'test' in spec.splits else None)
     if split is not None and split not in spec.splits:
@@ -88,7 +90,7 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
     if rank != 0: return None
     cm, rows = sum(p[0] for p in parts), [r for p in parts for r in p[1]]
     return _write_eval(m, spec.root, fns, gm, cm, rows, out, dict(model=str(model) if not isinstance(model, Learner) else 'Learner',
-                       data=str(spec.file or spec.root), split=split, processes=ws, bs=bs, tile=tile, overlap=overlap if tile else None, tta=tta), t0, k)
+                       data=str(spec.file or spec.root), split=split, processes=ws, engine=m.engine, bs=bs, tile=tile, overlap=overlap if tile else None, tta=tta), t0, k)
 
 # %% ../nbs/05c_evaluate.ipynb #a4057a50
 def _write_eval(m, data:Path, fns:list, gm, cm:np.ndarray, rows:list, out, how:dict, t0:float, k:int)->dict:
@@ -131,6 +133,8 @@ def eval_parser()->argparse.ArgumentParser:
     p.add_argument('--tta', action='store_true', help="average with the flipped image's prediction")
     p.add_argument('--k', type=int, default=6, help='worst images drawn in worst.png (default 6)')
     p.add_argument('--cpu', action='store_true', help='use the CPU even when there is a GPU')
+    p.add_argument('--engine', default='auto', choices=engines, help='auto: onnxruntime on the CPU when installed (faster), else PyTorch; torch; onnx')
+    p.add_argument('--compile', action='store_true', help='compile the PyTorch model (with --engine torch)')
     p.add_argument('--labels', help="mask path template of today's layout, relative to DATA (default 'labels/{stem}_P{suffix}')")
     p.add_argument('--images', help="image folder of today's layout, relative to DATA (default 'images')")
     p.add_argument('--no-check', action='store_true', help='skip the data check')
@@ -141,7 +145,7 @@ def segdist_eval(argv:list|None=None):
     a = eval_parser().parse_args(argv)
     setup_distrib()
     if num_distrib() > 1 and not dist.is_initialized(): dist.init_process_group('gloo')   # only to gather the results
-    try: evaluate(a.model, a.data, a.out, a.bs, a.tile, a.overlap, a.tta, a.k, True if a.cpu else None, a.labels, a.images, not a.no_check, a.split)
+    try: evaluate(a.model, a.data, a.out, a.bs, a.tile, a.overlap, a.tta, a.k, True if a.cpu else None, a.labels, a.images, not a.no_check, a.split, a.engine, a.compile)
     except (ValueError, OSError, ImportError) as e:
         if rank_distrib() == 0: print(f'segdist-eval: error: {e}', file=sys.stderr)
         raise SystemExit(2)
