@@ -161,7 +161,7 @@ def median_s(f:Callable, # What to time
     return float(np.median(ts))
 
 def peak_gflops(n:int=1024, # Matrix side
-                reps:int=5, # Timed products
+                reps:int=10, # Timed products
                )->float:
     "Attainable fp32 GFLOP/s of this process: an n x n matrix product, its best of `reps`"
     a, b = torch.rand(n, n), torch.rand(n, n)
@@ -171,16 +171,12 @@ def peak_gflops(n:int=1024, # Matrix side
 
 def model_flops(model:nn.Module, # A model
                 x:Tensor, # A batch
-                train:bool=False, # Forward and backward (training), else forward only
+                train:bool=False, # A training step: 3 times the forward (see above), else the forward
                )->int:
     "FLOPs of `model` on `x` from torch's `FlopCounterMode` (2 per multiply-add of convolutions and matrix products)"
     from torch.utils.flop_counter import FlopCounterMode
-    with FlopCounterMode(display=False) as fc:
-        if train: model(x).float().sum().backward()
-        else:
-            with torch.no_grad(): model(x)
-    if train: model.zero_grad(set_to_none=True)
-    return fc.get_total_flops()
+    with FlopCounterMode(display=False) as fc, torch.no_grad(): model(x)
+    return fc.get_total_flops() * (3 if train else 1)
 
 # %% ../nbs/06_measure.ipynb #2d73f9e0
 def _copy(model:nn.Module)->nn.Module:
