@@ -14,6 +14,7 @@ from .metrics import *
 from .plots import *
 from .losses import *
 from .encoders import *
+from .speed import *
 from .model import *
 from .distributed import *
 from .launch import *
