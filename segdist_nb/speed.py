@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/speed.html.md"""
 
 # %% ../nbs/02d_speed.ipynb #8760f976
 from __future__ import annotations
-import time
+import logging, time
 import numpy as np, torch
 from torch import nn
 import torch.nn.functional as F
@@ -52,6 +52,7 @@ def compile_unet(model:nn.Module, # A `DynamicUnet` (compiled as one graph) or a
     "Compile `model` in place with `torch.compile`, static shapes; its state dict does not change"
     if backend not in compile_backends: raise ValueError(f'compile backend {backend!r}: choose one of {compile_backends} (--compile BACKEND)')
     torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)   # shapes x train/eval x stages
+    if not torch.cuda.is_available(): logging.getLogger('torch.utils.cpp_extension').setLevel(logging.ERROR)   # "No CUDA runtime is found": a CPU run needs none
     fast_unet(model).compile(backend=backend, mode=mode, dynamic=False)
     return model
 
