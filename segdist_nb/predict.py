@@ -85,17 +85,17 @@ class NormalizedModel(nn.Module):
         self.register_buffer('std', torch.as_tensor(std).float().reshape(1, -1, 1, 1))
     def forward(self, x): return self.model((x - self.mean) / self.std)
 
-def onnx_proto(m:LearnerModel, # A learner's model, on the CPU
+def onnx_proto(m:LearnerModel, # A learner's model
                opset:int=17, # ONNX opset
               ):
     "The model as an ONNX graph in memory: input RGB 0..1 with the normalisation inside, dynamic batch/height/width, its classes in the metadata"
     import onnx
     h, w = m.sz
     if h % 32 or w % 32: raise ValueError(f'the training size {h}x{w} is not a multiple of 32, which the U-Net needs')
-    module, buf = NormalizedModel(m.model.float(), m.mean.cpu(), m.std.cpu()).eval(), io.BytesIO()
+    module, buf = NormalizedModel(m.model.float(), m.mean, m.std).eval(), io.BytesIO()   # traced where the model is (CPU or GPU)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')   # the TorchScript exporter's notes on traced Python control flow: sizes are padded to multiples of 32
-        torch.onnx.export(module, (torch.rand(1, 3, h, w),), buf, input_names=['image'], output_names=['logits'], opset_version=opset,
+        torch.onnx.export(module, (torch.rand(1, 3, h, w, device=m.mean.device),), buf, input_names=['image'], output_names=['logits'], opset_version=opset,
                           dynamic_axes={'image': {0: 'batch', 2: 'height', 3: 'width'}, 'logits': {0: 'batch', 2: 'height', 3: 'width'}},
                           dynamo=False)
     g = onnx.load_from_string(buf.getvalue())

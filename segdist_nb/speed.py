@@ -74,8 +74,8 @@ class CompileUnet(Callback):
     def before_batch(self): self.t0 = time.perf_counter()
     def after_batch(self):
         dt, key = time.perf_counter() - self.t0, (self.training, tuple(self.xb[0].shape))
-        if key in self.seen: self.rest.append(dt) if self.training else None
-        else: self.seen.add(key); self.first.append(dt)
+        if key not in self.seen: self.seen.add(key); self.first.append(dt)   # a new shape: it compiled
+        elif self.training: self.rest.append(dt)
     def after_fit(self):
         self.learn.compile_times = dict(compile_s=float(sum(self.first)), shapes=len(self.first),
                                         step_s=float(np.median(self.rest)) if self.rest else None)
