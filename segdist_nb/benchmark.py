@@ -224,7 +224,7 @@ def bench_parser():
     p.add_argument('--no-split', action='store_true', help='skip the splitter comparison')
     p.add_argument('--kinds', help=f"measure only these, comma-separated, of {','.join(_kinds)} (default all)")
     p.add_argument('--rounds', type=int, default=1, help='launch 1 and N processes in turn this many times, against a machine whose speed drifts (default 1)')
-    p.add_argument('--speed', action='store_true', help='one process instead: training and inference engines side by side (channels-last, compiled, ONNX fp32 and int8)')
+    p.add_argument('--speed', action='store_true', help='one process instead: training and inference engines side by side (channels-last, compiled, ONNX fp32 and int8); with --gpus 1 on the GPU, in bf16')
     p.add_argument('--model', help="with --speed: a run's model.pkl (its weights and size) instead of an untrained --arch U-Net")
     p.add_argument('--threads', type=int, default=1, help='with --speed: torch and onnxruntime threads (default 1)')
     p.add_argument('--compile', default='inductor', choices=['inductor', 'aot_eager', 'none'], help='with --speed: backend of the compiled rows (none: leave them out)')
@@ -240,8 +240,11 @@ def segdist_bench(argv:list|None=None):
         if res is not None: Path(a.result).write_text(json.dumps(res))
         return
     if a.speed:
+        if a.cpus or (a.gpus or 0) > 1: bench_parser().error('--speed measures one process: leave out --cpus, and give --gpus 1 to measure the GPU')
+        if a.gpus and not torch.cuda.is_available(): bench_parser().error('--speed --gpus 1: torch sees no CUDA device here; leave out --gpus to measure the CPU')
+        if a.precision == 'fp16': bench_parser().error('--speed times fp32 or bf16 (--precision fp32|bf16): fp16 needs a loss scale that its plain steps do not have')
         bench_speed(a.arch, a.sz, a.bs, a.model, a.data, a.out, a.threads, None if a.compile == 'none' else a.compile, a.calib,
-                    steps=max(a.steps, 10), reps=max(a.reps, 6))
+                    steps=max(a.steps, 10), reps=max(a.reps, 6), device='cuda' if a.gpus else 'cpu', precision=a.precision)
         return   # not the results: a console script's return value is its exit status
     if (a.cpus is None) == (a.gpus is None): bench_parser().error('give --cpus N or --gpus N (or --speed for one process)')
     bench(n=a.cpus or a.gpus, cpus=a.cpus is not None, sz=a.sz, bs=a.bs, arch=a.arch, precision=a.precision, data=a.data,
@@ -263,8 +266,11 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained U-Net, when no `m
                 compile:str|None='inductor', # Backend of the compiled rows; None: leave them out
                 n_calib:int=32, # int8 calibration images; 0: leave int8 out
                 steps:int=10, reps:int=6, # Training steps per row, timed inference batches per row
+                device:str='cpu', # 'cpu', or 'cuda' for the first GPU (no onnxruntime rows there)
+                precision:str='auto', # 'fp32' or 'bf16'; auto: bf16 on a GPU, fp32 on a CPU
                )->dict:
     "One process's training and inference rows side by side (`speed_bench`); write speed.json to `out`"
+    precision = {'auto': 'bf16' if device == 'cuda' else 'fp32'}.get(precision, precision)
     out = Path(out or f"runs/speed-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
     data = Path(data) if data else synthetic_once(out/'synth', n=48, size=max(96, sz))
     if model:
@@ -274,9 +280,10 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained U-Net, when no `m
     else:
         learn = seg_learner(seg_dls(data, sz=sz, bs=bs, num_workers=0, check=False), arch, weights=None, precision='fp32')
         stats, name = imagenet_stats, arch
-    print(f"segdist-bench --speed: {name} U-Net{' from ' + str(model) if model else ' (untrained)'}, {sz} px, batch {bs}, {threads} thread(s)", flush=True)
-    res = speed_bench(learn.model, *stats, learn.codes, learn.void, data, sz, bs, threads, steps, reps, compile, n_calib)
-    res['config'] = dict(arch=name, model=str(model) if model else None, data=str(data), device=f'CPU ({torch.backends.cpu.get_cpu_capability()})')
+    where = torch.cuda.get_device_name() if device == 'cuda' and torch.cuda.is_available() else f'CPU ({torch.backends.cpu.get_cpu_capability()}), {threads} thread(s)'
+    print(f"segdist-bench --speed: {name} U-Net{' from ' + str(model) if model else ' (untrained)'}, {sz} px, batch {bs}, {precision}, {where}", flush=True)
+    res = speed_bench(learn.model, *stats, learn.codes, learn.void, data, sz, bs, threads, steps, reps, compile, n_calib, device, precision)
+    res['config'] = dict(arch=name, model=str(model) if model else None, data=str(data), device=where)
     (out/'speed.json').write_text(json.dumps(res, indent=1))
     print(speed_report(res))
     return res
@@ -284,10 +291,12 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained U-Net, when no `m
 def speed_report(res:dict)->str:
     "The speed rows as Markdown tables"
     c = res['config']
-    head = (f"{c['arch']} U-Net, {res['sz']} px, batch {res['bs']}, {res['threads']} thread(s); {res['gflop_train_img']:.2f} GFLOP per image "
-            f"to train, {res['gflop_infer_img']:.2f} to predict; fp32 peak {res['peak_gflops']:.0f} GFLOP/s (a {res['threads']}-thread fp32 matrix product here)")
-    t = ['| training step | ms/batch | img/s | speed-up | loss diff. after the steps | first step (s) | % of fp32 peak |', '|---|---|---|---|---|---|---|']
+    prec = res.get('precision', 'fp32')
+    p16 = f", bf16 {res['peak_gflops_bf16']:.0f}" if prec != 'bf16' and res.get('peak_gflops_bf16') else ''
+    head = (f"{c['arch']} U-Net, {res['sz']} px, batch {res['bs']}, {prec}, {c['device']}; {res['gflop_train_img']:.2f} GFLOP per image "
+            f"to train, {res['gflop_infer_img']:.2f} to predict; peak {prec} {res['peak_gflops']:.0f}{p16} GFLOP/s (matrix products here)")
+    t = ['| training step | ms/batch | img/s | speed-up | loss diff. after the steps | first step (s) | % of peak |', '|---|---|---|---|---|---|---|']
     t += [f"| {r['engine']} | {r['ms']:.0f} | {r['img_s']:.1f} | {r['speedup']:.2f}x | {r['loss_diff']:.1e} | {r['first_step_s']:.1f} | {r['pct_peak']:.0f}% |" for r in res['train']]
-    i = ['| inference | ms/batch | img/s | speed-up | argmax agreement with eager | compile (s) | % of fp32 peak |', '|---|---|---|---|---|---|---|']
+    i = ['| inference | ms/batch | img/s | speed-up | argmax agreement with eager | compile (s) | % of peak |', '|---|---|---|---|---|---|---|']
     i += [f"| {r['engine']} | {r['ms']:.0f} | {r['img_s']:.1f} | {r['speedup']:.2f}x | {r['agreement']:.2%} | {r['compile_s'] or 0:.1f} | {r['pct_peak']:.0f}% |" for r in res['infer']]
     return '\n'.join([head, '', *t, '', *i])

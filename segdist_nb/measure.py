@@ -23,8 +23,8 @@ from .predict import NormalizedModel, OnnxModel, onnx_proto, image_batch
 from .export import calib_files, quantize_int8
 
 # %% auto #0
-__all__ = ['StepTimer', 'rep_throughput', 'plain_steps', 'pipeline_rate', 'upscale_data', 'pipeline_bench', 'median_s',
-           'peak_gflops', 'model_flops', 'speed_bench', 'bench_worker']
+__all__ = ['StepTimer', 'rep_throughput', 'plain_steps', 'pipeline_rate', 'upscale_data', 'pipeline_bench', 'dev_sync',
+           'median_s', 'peak_gflops', 'model_flops', 'speed_bench', 'bench_worker']
 
 # %% ../nbs/06_measure.ipynb #b019686f
 class StepTimer(Callback):
@@ -150,23 +150,33 @@ def pipeline_bench(data:Path|str, # A data set
     return rows
 
 # %% ../nbs/06_measure.ipynb #e43c8200
+def dev_sync(device)->Callable:
+    "What waits for `device`'s queued work before a clock is read: `torch.cuda.synchronize` on a GPU, nothing on a CPU"
+    d = torch.device(device)
+    return partial(torch.cuda.synchronize, d) if d.type == 'cuda' else noop
+
 def median_s(f:Callable, # What to time
              warmup:int=2, # Calls before timing
              reps:int=6, # Timed calls
+             sync:Callable=noop, # Waits for the device after each call (`dev_sync`)
             )->float:
     "The median time of `reps` calls of `f`, after `warmup` calls"
     for _ in range(warmup): f()
-    ts = []
-    for _ in range(reps): t0 = time.perf_counter(); f(); ts.append(time.perf_counter() - t0)
+    sync(); ts = []
+    for _ in range(reps): t0 = time.perf_counter(); f(); sync(); ts.append(time.perf_counter() - t0)
     return float(np.median(ts))
 
-def peak_gflops(n:int=1024, # Matrix side
+def peak_gflops(n:int|None=None, # Matrix side; default 1024 on a CPU, 8192 on a GPU
                 reps:int=10, # Timed products
+                device='cpu', # Where the product runs
+                dtype=torch.float32, # Its precision (bf16: the tensor cores of a GPU)
                )->float:
-    "Attainable fp32 GFLOP/s of this process: an n x n matrix product, its best of `reps`"
-    a, b = torch.rand(n, n), torch.rand(n, n)
-    a @ b
-    best = min(median_s(lambda: a @ b, 0, 1) for _ in range(reps))
+    "Attainable GFLOP/s of this process: an n x n matrix product in `dtype` on `device`, its best of `reps`"
+    d, sync = torch.device(device), dev_sync(device)
+    n = n or (8192 if d.type == 'cuda' else 1024)
+    a, b = torch.rand(n, n, device=d, dtype=dtype), torch.rand(n, n, device=d, dtype=dtype)
+    a @ b; sync()
+    best = min(median_s(lambda: a @ b, 0, 1, sync) for _ in range(reps))
     return 2 * n ** 3 / best / 1e9
 
 def model_flops(model:nn.Module, # A model
@@ -185,16 +195,21 @@ def _copy(model:nn.Module)->nn.Module:
     buf = io.BytesIO(); torch.save(model, buf); buf.seek(0)
     return torch.load(buf, weights_only=False)
 
-def _train_row(model, x, y, steps, cl, comp):
-    "Losses and step times of `steps` plain AdamW steps of a copy of `model`"
-    m = fast_unet(_copy(model)).float().train()
+def _autocast(dev, bf16:bool):
+    "bf16 autocast on `dev`, as fastai's `MixedPrecision(amp_mode='bf16')`; fp32 when not `bf16`"
+    return torch.autocast(dev.type, torch.bfloat16, enabled=bf16)
+
+def _train_row(model, x, y, steps, cl, comp, dev=torch.device('cpu'), bf16=False):
+    "Losses and step times of `steps` plain AdamW steps of a copy of `model` on `dev`"
+    m, x, y, sync = fast_unet(_copy(model)).float().train().to(dev), x.to(dev), y.to(dev), dev_sync(dev)
     if cl: m, x = m.to(memory_format=torch.channels_last), x.contiguous(memory_format=torch.channels_last)
     if comp: compile_unet(m, comp)
     opt = torch.optim.AdamW(m.parameters(), lr=1e-3, weight_decay=1e-2, betas=(0.9, 0.99), eps=1e-5)   # as `seg_opt`
     losses, ts = [], []
     for _ in range(steps):
         t0 = time.perf_counter()
-        loss = F.cross_entropy(m(x), y); opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+        with _autocast(dev, bf16): out = m(x)
+        loss = F.cross_entropy(out.float(), y); opt.zero_grad(set_to_none=True); loss.backward(); opt.step(); sync()
         ts.append(time.perf_counter() - t0); losses.append(loss.item())
     return losses, ts
 
@@ -208,8 +223,15 @@ def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
                 reps:int=6, # Timed inference batches per row
                 compile:str|None='inductor', # Backend of the compiled rows; None: leave them out
                 n_calib:int=32, # int8's calibration images; 0: leave int8 out
+                device='cpu', # 'cpu', or 'cuda' for a GPU (no onnxruntime rows there)
+                precision:str='fp32', # 'fp32', or 'bf16' (autocast, as the learner's mixed precision)
                )->dict:
-    "Training rows and inference rows of one process, side by side: images/s, speed-up, agreement with eager, share of the fp32 peak"
+    "Training rows and inference rows of one process, side by side: images/s, speed-up, agreement with eager, share of the peak"
+    if precision not in ('fp32', 'bf16'):
+        raise ValueError(f"precision={precision!r}: the speed rows are timed in 'fp32' or 'bf16' (fp16 needs a loss scale that their plain steps do not have)")
+    dev, bf16 = torch.device(device), precision == 'bf16'
+    if dev.type == 'cuda' and not torch.cuda.is_available(): raise RuntimeError(f"device={device!r}, but torch sees no CUDA device here: measure the CPU (device='cpu')")
+    sync = dev_sync(dev)
     torch.set_num_threads(threads)
     _, val, spec = calib_files(data)
     gm = GetMask(spec.label_fn(), spec.reader)
@@ -219,46 +241,47 @@ def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
     y[y >= len(codes)] = void if void is not None else 0   # `ignore:` values, for a plain cross-entropy
     base = NormalizedModel(fast_unet(_copy(model)).float().cpu(), mean, std).eval()
     xn = (x - base.mean) / base.std
-    peak = peak_gflops()
+    peak = peak_gflops(device=dev, dtype=torch.bfloat16 if bf16 else torch.float32)
+    peak16 = peak if bf16 else peak_gflops(device=dev, dtype=torch.bfloat16)
     ftrain, finf = model_flops(_copy(base.model).train(), xn, train=True) / bs, model_flops(base, x) / bs
-    res = dict(threads=threads, sz=sz, bs=bs, peak_gflops=peak, gflop_train_img=ftrain / 1e9, gflop_infer_img=finf / 1e9, train=[], infer=[])
-    rows = [('eager', False, None), ('channels-last', True, None)] + ([(f'channels-last + compiled ({compile})', True, compile)] if compile else [])
+    res = dict(threads=threads, sz=sz, bs=bs, device=str(dev), precision=precision, peak_gflops=peak, peak_gflops_bf16=peak16,
+               gflop_train_img=ftrain / 1e9, gflop_infer_img=finf / 1e9, train=[], infer=[])
+    b16 = 'channels-last, bf16 autocast'   # a table in fp32 gets this row too: what `precision='bf16'` would give
+    rows = [('eager', False, None, bf16), ('channels-last', True, None, bf16)] + ([(f'channels-last + compiled ({compile})', True, compile, bf16)] if compile else [])
+    rows += [] if bf16 else [(b16, True, None, True)]
     ref = None
-    for name, cl, comp in rows:
-        losses, ts = _train_row(base.model, xn, y, steps, cl, comp)
+    for name, cl, comp, b in rows:
+        losses, ts = _train_row(base.model, xn, y, steps, cl, comp, dev, b)
         t = float(np.median(ts[2:]))
         ref = ifnone(ref, (losses, t))
         res['train'].append(dict(engine=name, ms=t * 1e3, img_s=bs / t, speedup=ref[1] / t, loss_diff=abs(losses[-1] - ref[0][-1]),
-                                 first_step_s=ts[0], pct_peak=100 * ftrain * bs / t / 1e9 / peak))
-    def pt(cl, comp):
-        m = NormalizedModel(fast_unet(_copy(base.model)), base.mean, base.std).eval()
-        xx = x.contiguous(memory_format=torch.channels_last) if cl else x
-        if cl: m = m.to(memory_format=torch.channels_last)
-        t0 = time.perf_counter()
-        if comp:
-            compile_unet(m.model, comp)
-            with torch.no_grad(): m(xx)
-        c = time.perf_counter() - t0
+                                 first_step_s=ts[0], pct_peak=100 * ftrain * bs / t / 1e9 / (peak16 if b else peak)))
+    def pt(cl, comp, b=bf16):
+        m, xx = NormalizedModel(fast_unet(_copy(base.model)), base.mean, base.std).eval().to(dev), x.to(dev)
+        if cl: m, xx = m.to(memory_format=torch.channels_last), xx.contiguous(memory_format=torch.channels_last)
         def f():
-            with torch.no_grad(): return m(xx)
-        return f, c
+            with torch.no_grad(), _autocast(dev, b): return m(xx).float()
+        if not comp: return f, 0.
+        t0 = time.perf_counter(); compile_unet(m.model, comp); f(); sync()
+        return f, time.perf_counter() - t0
     lm = AttrDict(model=base.model, mean=base.mean, std=base.std, codes=codes, void=void, sz=(sz, sz))
-    g = onnx_proto(lm)
+    g = onnx_proto(lm) if dev.type == 'cpu' else None
     def ort_fn(proto):
         om = OnnxModel(proto, cpu=True, threads=threads)
         return (lambda: torch.from_numpy(om.sess.run(None, {'image': x.numpy()})[0])), 0.
     engines = [('eager', lambda: pt(False, None)), ('channels-last', lambda: pt(True, None))]
     if compile: engines.append((f'channels-last + compiled ({compile})', lambda: pt(True, compile)))
-    engines.append(('onnxruntime fp32', lambda: ort_fn(g)))
-    if n_calib: engines.append(('onnxruntime int8 (static, QDQ)', lambda: ort_fn(quantize_int8(g, data, n_calib, min_agree=0.)[0])))
+    if not bf16: engines.append((b16, lambda: pt(True, None, True)))
+    if dev.type == 'cpu': engines.append(('onnxruntime fp32', lambda: ort_fn(g)))   # the [export] extra's onnxruntime runs on CPUs
+    if n_calib and dev.type == 'cpu': engines.append(('onnxruntime int8 (static, QDQ)', lambda: ort_fn(quantize_int8(g, data, n_calib, min_agree=0.)[0])))
     ref = None
     for name, make in engines:
         f, c = make()
-        out = f().argmax(1)
-        t = median_s(f, 2, reps)
+        out = f().argmax(1).cpu()
+        t = median_s(f, 2, reps, sync)
         ref = ifnone(ref, (out, t))
         res['infer'].append(dict(engine=name, ms=t * 1e3, img_s=bs / t, speedup=ref[1] / t, agreement=float((out == ref[0]).float().mean()),
-                                 compile_s=c or None, pct_peak=100 * finf * bs / t / 1e9 / peak))
+                                 compile_s=c or None, pct_peak=100 * finf * bs / t / 1e9 / (peak16 if name == b16 else peak)))
     return res
 
 # %% ../nbs/06_measure.ipynb #e58aef27

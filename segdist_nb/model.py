@@ -21,7 +21,7 @@ from .speed import *
 
 # %% auto #0
 __all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'seg_precision',
-           'pretrained_file', 'load_encoder', 'seg_opt', 'seg_learner']
+           'SegMixedPrecision', 'pretrained_file', 'load_encoder', 'seg_opt', 'seg_learner']
 
 # %% ../nbs/03_model.ipynb #89ded331
 def dls_codes(dls:DataLoaders)->list|None:
@@ -101,10 +101,21 @@ def seg_precision(precision:str='auto', # One of `precisions`
                  )->str:
     "'fp32', 'fp16' or 'bf16' for `device`"
     if precision not in precisions: raise ValueError(f'precision={precision!r}: choose one of {precisions}')
-    if precision != 'auto': return precision
     device = torch.device(ifnone(device, default_device()))
+    if precision == 'fp16' and device.type != 'cuda':
+        raise ValueError(f"precision='fp16' (--precision fp16) on {device.type}: fp16 training needs a GPU; use 'bf16' (fast where the CPU has AVX512-BF16 or AMX) or 'fp32'")
+    if precision != 'auto': return precision
     if device.type != 'cuda': return 'fp32'
     return 'bf16' if torch.cuda.is_bf16_supported() else 'fp16'
+
+# %% ../nbs/03_model.ipynb #0ba0b1ef
+class SegMixedPrecision(MixedPrecision):
+    "fastai's `MixedPrecision`, with autocast on the device of the batches (fastai's autocasts on CUDA only)"
+    def before_fit(self):
+        dev = torch.device(ifnone(self.dls.device, default_device()))
+        if dev.type == 'cuda': return super().before_fit()
+        if self.amp_mode != AMPMode.BF16: seg_precision(self.amp_mode.value, dev)   # fp16 off a GPU: the error above
+        self.autocast, self.learn.scaler, self.scales = torch.autocast(dev.type, dtype=torch.bfloat16), torch.amp.GradScaler(dev.type, enabled=False), L()
 
 # %% ../nbs/03_model.ipynb #49792ffd
 def pretrained_file(arch:Callable|str, # A torchvision architecture (e.g. `resnet34`) or a timm model's name
@@ -199,7 +210,6 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
     learn.model.register_buffer('class_weights', wt if wt is not None else torch.ones(n))
     learn.codes, learn.void, learn.arch_name, learn.precision = codes, void, arch_name(arch), seg_precision(precision, dls.device)
     learn.loss_name = loss
-    if learn.precision == 'fp16': learn.to_fp16()
-    elif learn.precision == 'bf16': learn.to_bf16()
+    if learn.precision != 'fp32': learn.add_cb(SegMixedPrecision(learn.precision))   # fastai's `to_fp16`/`to_bf16`, on any device
     if channels_last: learn.model.to(memory_format=torch.channels_last)   # now, not only when a fit starts: loaded weights keep the layout
     return speed_up(learn, channels_last, compile)

@@ -91,6 +91,6 @@ def speed_up(learn:Learner, # A U-Net learner
             )->Learner:
     "Channels-last (fastai's `ChannelsLast`) and a compiled U-Net (`CompileUnet`) for `learn`'s fits"
     if compile not in (False, True, *compile_backends): raise ValueError(f'compile={compile!r}: pass True, False or one of {compile_backends} (--compile BACKEND)')
-    if channels_last: learn.to_channelslast(use_amp=False)   # precision is `seg_learner`'s (`to_fp16`, `to_bf16`)
+    if channels_last: learn.to_channelslast(use_amp=False)   # precision is `seg_learner`'s (`SegMixedPrecision`)
     if compile: learn.add_cb(CompileUnet('inductor' if compile is True else compile))
     return learn

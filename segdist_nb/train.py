@@ -36,7 +36,7 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--monitor', choices=monitor_choices, help="what picks each stage's best weights and the final model (default valid_loss, the seed's)")
     p.add_argument('--void', help='void class: index or name')
     p.add_argument('--weights', help="class weights: 'median_freq', 'none' or comma-separated numbers")
-    p.add_argument('--precision', choices=precisions)
+    p.add_argument('--precision', choices=precisions, help='auto (default): bf16 or fp16 on GPUs, fp32 on CPUs; bf16 is about twice as fast as fp32 on CPUs with AVX512-BF16 or AMX')
     p.add_argument('--bs', type=int, help='batch size per process, for every stage')
     p.add_argument('--epochs-scale', type=float, default=1., help='multiply every stage\'s epochs (at least 1)')
     p.add_argument('--sz-scale', type=float, default=1., help='multiply every stage\'s size')

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check: one prepared script, about 6 minutes on one GPU (H100/H200 class).
+# The GPU check: one prepared script, about 8 minutes on one GPU (H100/H200 class).
 #   bash tools/gpu_check.sh
 # Everything it writes goes to $OUT (default runs/gpu_check); each step has its own time limit and the next step runs
 # even when one fails (its log says so):
@@ -8,7 +8,9 @@
 #      (`launch_nb(gpus='0')`, `train_nb(gpus='0')`, the model back in this process on the GPU);
 #   2. a short training run on the GPU from the decode-once cache (the demo config, bf16), then segdist-predict;
 #   3. segdist-bench --gpus 1 at 256 px in bf16 on the synthetic set: the learner from PNGs and from the cache
-#      against plain PyTorch, and the input pipeline per core, with the cores needed to feed this GPU.
+#      against plain PyTorch, and the input pipeline per core, with the cores needed to feed this GPU;
+#   4. segdist-bench --speed --gpus 1 at 256 px in bf16: one process's training step and inference in eager PyTorch,
+#      channels-last and the compiled U-Net (inductor) side by side, with the share of the GPU's bf16 peak.
 # Python: $PYTHON, else ./.venv/bin/python, else python3, whichever imports torch with CUDA. Where fastai is missing
 # (a GPU machine that cannot reach a package index), the wheels in ./.whl are installed into /tmp/site first: fastai
 # and what it imports that such a machine lacks (3 MB; torch, accelerate, numpy, pandas, matplotlib are there), made on
@@ -36,16 +38,21 @@ fi
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONWARNINGS=ignore PYTHONUNBUFFERED=1
 "$py" -c 'import torch; print("device:", torch.cuda.get_device_name(0), "| torch", torch.__version__)' | tee "$out/device.txt"
 
-log "1/3 the cuda cells' checks and the notebook launcher on the GPU"
+log "1/4 the cuda cells' checks and the notebook launcher on the GPU"
 timeout 200 "$py" tools/gpu_check.py "$out" 2>&1 | tee "$out/checks.txt" || log "step 1 FAILED"
 
-log "2/3 train from the cache on the GPU, then segdist-predict on the GPU"
+log "2/4 train from the cache on the GPU, then segdist-predict on the GPU"
 rm -rf "$out/run" "$out/pred"
 timeout 150 "$py" train.py --config configs/demo.yaml --cache --precision bf16 --out "$out/run" 2>&1 | tail -6 | tee "$out/train.txt" || log "step 2 FAILED"
 timeout 50 "$py" -m segdist_nb.predict "$out/run/model.pkl" data/synth/images "$out/pred" --bs 32 2>&1 | tail -3 | tee "$out/predict.txt" || log "predict FAILED"
 
-log "3/3 segdist-bench --gpus 1, 256 px, bf16 (synthetic data)"
+log "3/4 segdist-bench --gpus 1, 256 px, bf16 (synthetic data)"
 timeout 180 "$py" -m segdist_nb.benchmark --gpus 1 --sz 256 --bs 32 --precision bf16 --num-workers 4 --reps 5 --steps 5 \
   --no-split --out "$out/bench" 2>&1 | tee "$out/bench.txt" || log "step 3 FAILED"
 cp "$out/bench/bench.json" "$out/bench/bench.png" "$out/" 2>/dev/null
+
+log "4/4 segdist-bench --speed --gpus 1, 256 px, bf16: eager, channels-last, compiled"
+timeout 200 "$py" -m segdist_nb.benchmark --speed --gpus 1 --sz 256 --bs 16 --compile inductor \
+  --out "$out/speed" 2>&1 | tee "$out/speed.txt" || log "step 4 FAILED"
+cp "$out/speed/speed.json" "$out/" 2>/dev/null
 log "done: figures in $out"
