@@ -61,7 +61,7 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
              images:str|None=None, # Image folder of today's layout, relative to `data` (default 'images')
              check:bool=True, # Check the data set first (rank 0)
              split:str|None=None, # Which split of the description: default `test` if it has one, else every image of every split
-             engine:str='auto', # auto (onnxruntime on the CPU when installed), torch or onnx (`load_model`)
+             engine:str='auto', # auto (onnxruntime on the CPU when installed), torch, torch-bf16 or onnx (`load_model`)
              compile:bool=False, # Compile the PyTorch model
             )->dict|None: # eval.json's contents, on rank 0
     "Per-class and per-image metrics of `model` on `data`, at each mask's resolution; this process's share of the images under a launch"
@@ -133,7 +133,7 @@ def eval_parser()->argparse.ArgumentParser:
     p.add_argument('--tta', action='store_true', help="average with the flipped image's prediction")
     p.add_argument('--k', type=int, default=6, help='worst images drawn in worst.png (default 6)')
     p.add_argument('--cpu', action='store_true', help='use the CPU even when there is a GPU')
-    p.add_argument('--engine', default='auto', choices=engines, help='auto: onnxruntime on the CPU when installed (faster), else PyTorch; torch; onnx')
+    p.add_argument('--engine', default='auto', choices=engines, help='auto: onnxruntime on the CPU when installed (faster), else PyTorch; torch; torch-bf16 (bf16 autocast: about twice as fast on CPUs with AVX512-BF16 or AMX); onnx')
     p.add_argument('--compile', action='store_true', help='compile the PyTorch model (with --engine torch)')
     p.add_argument('--labels', help="mask path template of today's layout, relative to DATA (default 'labels/{stem}_P{suffix}')")
     p.add_argument('--images', help="image folder of today's layout, relative to DATA (default 'images')")

@@ -59,6 +59,7 @@ class LearnerModel:
                  cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
                  channels_last:bool=True, # Run the model in channels-last memory format
                  compile:bool=False, # Compile the model (`compile_unet`); the first batch of each shape compiles
+                 bf16:bool=False, # bf16 autocast on any device, whatever precision the learner trained in
                 ):
         self.device = torch.device('cpu' if ifnone(cpu, not torch.cuda.is_available()) else default_device())
         self.learn, self.model = learn, learn.model.to(self.device).eval()
@@ -70,7 +71,8 @@ class LearnerModel:
         n = get_c(learn.dls) or learn.model[-1][-1].out_channels
         self.codes, self.void, self.sz = getattr(learn, 'codes', None) or [str(i) for i in range(n)], getattr(learn, 'void', None), model_size(learn)
         prec = getattr(learn, 'precision', 'fp32')
-        self.amp, self.dtype = self.device.type == 'cuda' and prec in ('fp16', 'bf16'), torch.bfloat16 if prec == 'bf16' else torch.float16
+        self.amp, self.dtype = bf16 or (self.device.type == 'cuda' and prec in ('fp16', 'bf16')), torch.bfloat16 if bf16 or prec == 'bf16' else torch.float16
+        if bf16: self.engine = 'torch bf16'
     def probs(self, x:Tensor)->Tensor:
         "Class probabilities (N, C, H, W) of images `x` (N, 3, H, W) in 0..1"
         with torch.no_grad(), torch.autocast(self.device.type, dtype=self.dtype, enabled=self.amp):
@@ -135,12 +137,12 @@ class OnnxModel:
         out = self.sess.run(None, {self.sess.get_inputs()[0].name: x.detach().cpu().float().numpy()})[0]
         return torch.from_numpy(out[..., :h, :w]).softmax(1)
 
-engines = ('auto', 'torch', 'onnx')
+engines = ('auto', 'torch', 'torch-bf16', 'onnx')
 
 def load_model(model, # `model.pkl`, an exported `.onnx`, a `Learner`, or a model `load_model` made
                cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
-               engine:str='auto', # One of `engines`: auto (onnxruntime for a learner on the CPU when installed), torch or onnx
-               compile:bool=False, # Compile the PyTorch model (engine torch)
+               engine:str='auto', # One of `engines`: auto (onnxruntime for a learner on the CPU when installed), torch, torch-bf16 or onnx
+               compile:bool=False, # Compile the PyTorch model (engine torch or torch-bf16)
               ):
     "A `LearnerModel` or an `OnnxModel`, from what `model` is and the engine"
     if engine not in engines: raise ValueError(f'engine {engine!r}: choose one of {engines} (--engine)')
@@ -149,14 +151,14 @@ def load_model(model, # `model.pkl`, an exported `.onnx`, a `Learner`, or a mode
         model = Path(model)
         if not model.is_file(): raise FileNotFoundError(f"model {model} does not exist: give a run's model.pkl or an .onnx from segdist-export")
         if model.suffix.lower() == '.onnx':
-            if engine == 'torch' or compile: raise ValueError(f'{model} is an ONNX model: it runs on onnxruntime; give the run\'s model.pkl for --engine torch or --compile')
+            if engine.startswith('torch') or compile: raise ValueError(f'{model} is an ONNX model: it runs on onnxruntime; give the run\'s model.pkl for --engine {engine} or --compile')
             return OnnxModel(model, cpu)
         with warnings.catch_warnings():   # fastai reminds that a pickle can run code: the user names this file, a run's own model
             warnings.filterwarnings('ignore', message='load_learner` uses', category=UserWarning)
             model = load_learner(model, cpu=ifnone(cpu, not torch.cuda.is_available()))
     if compile and engine == 'onnx': raise ValueError('compile is for the PyTorch engine: pass engine torch (--engine torch) with it, or leave compile out')
-    m = LearnerModel(model, cpu, compile=compile)
-    if engine == 'torch' or compile or (engine == 'auto' and (m.device.type != 'cpu' or _ort() is None)): return m
+    m = LearnerModel(model, cpu, compile=compile, bf16=engine == 'torch-bf16')
+    if engine.startswith('torch') or compile or (engine == 'auto' and (m.device.type != 'cpu' or _ort() is None)): return m
     if _ort() is None: raise ImportError('engine onnx needs onnxruntime: pip install "segdist_nb[export]"')
     return OnnxModel(onnx_proto(m), cpu=m.device.type == 'cpu')
 
@@ -257,7 +259,7 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
                    cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
                    tile:int|None=None, # Predict by overlapping windows of this side, at native resolution
                    overlap:float=0.25, # Share of a window that overlaps the next (tiles)
-                   engine:str='auto', # auto, torch or onnx (`load_model`)
+                   engine:str='auto', # auto, torch, torch-bf16 or onnx (`load_model`)
                    compile:bool=False, # Compile the PyTorch model
                   )->list: # The mask files written
     "Predict every image under `images` and write palette PNG masks to `out`"
@@ -289,8 +291,8 @@ def segdist_predict(model:str, # A run's model.pkl, or an .onnx from segdist-exp
                     tile:int=None, # Predict by overlapping windows of this side (a multiple of 32) at native resolution
                     overlap:float=0.25, # Share of a window that overlaps the next, with --tile
                     cpu:bool=False, # Use the CPU even when there is a GPU
-                    engine:str='auto', # auto (onnxruntime on the CPU when installed), torch or onnx
-                    compile:bool=False, # Compile the PyTorch model (with --engine torch)
+                    engine:str='auto', # auto (onnxruntime on the CPU when installed), torch, torch-bf16 (bf16 autocast) or onnx
+                    compile:bool=False, # Compile the PyTorch model (with --engine torch or torch-bf16)
                    ):
     "Predict index masks (palette PNGs) for a folder of images with a trained segdist_nb model (.pkl or .onnx)"
     from segdist_nb.distributed import log_progress
