@@ -23,7 +23,7 @@ from .predict import NormalizedModel, OnnxModel, onnx_proto, image_batch
 from .export import calib_files, quantize_int8
 
 # %% auto #0
-__all__ = ['StepTimer', 'rep_throughput', 'plain_steps', 'pipeline_rate', 'upscale_data', 'pipeline_bench', 'dev_sync',
+__all__ = ['StepTimer', 'rep_throughput', 'dev_sync', 'plain_steps', 'pipeline_rate', 'upscale_data', 'pipeline_bench',
            'median_s', 'peak_gflops', 'model_flops', 'speed_bench', 'bench_worker']
 
 # %% ../nbs/06_measure.ipynb #b019686f
@@ -50,6 +50,11 @@ def rep_throughput(times:list, # Timestamps after each batch
     return [imgs * steps / (t[(i + 1) * steps] - t[i * steps]) for i in range(reps)]
 
 # %% ../nbs/06_measure.ipynb #db77a117
+def dev_sync(device)->Callable:
+    "What waits for `device`'s queued work before a clock is read: `torch.cuda.synchronize` on a GPU, nothing on a CPU"
+    d = torch.device(device)
+    return partial(torch.cuda.synchronize, d) if d.type == 'cuda' else noop
+
 def plain_steps(model:nn.Module, # The model (trained in place)
                 batches:list, # (x, y) on the device, this rank's share
                 n:int, # Batches to run (cycling through `batches`)
@@ -57,6 +62,7 @@ def plain_steps(model:nn.Module, # The model (trained in place)
                 lr:float=1e-3, wd:float=1e-2,
                 ddp_kw:dict|None=None, # `ddp_kwargs` arguments (bucket size, static graph, communication hook)
                 sync:bool=True, # False: skip DDP's gradient all-reduce (`no_sync`), to time compute alone
+                losses:list|None=None, # Appends each step's loss here (read after the step's timestamp)
                )->list: # Timestamps after each batch
     "Train `n` steps in a plain PyTorch (DDP when initialized) loop; return the time after each"
     dev = batches[0][0].device
@@ -68,19 +74,19 @@ def plain_steps(model:nn.Module, # The model (trained in place)
         h.register_comm_hook(m)   # accelerate's code: the same hook as the learner's
     opt = torch.optim.AdamW(m.parameters(), lr=lr, weight_decay=wd, betas=(0.9, 0.99), eps=1e-5)   # as `seg_opt`
     dtype = {'fp16': torch.float16, 'bf16': torch.bfloat16}.get(precision)
-    scaler = torch.amp.GradScaler(dev.type, enabled=precision == 'fp16')
+    scaler, dsync = torch.amp.GradScaler(dev.type, enabled=precision == 'fp16'), dev_sync(dev)
     times = []
     for i in range(n):
         x, y = batches[i % len(batches)]
         ctx = m.no_sync() if not sync and isinstance(m, nn.parallel.DistributedDataParallel) else contextlib.nullcontext()
         with ctx:
-            with torch.autocast(dev.type, dtype=dtype, enabled=dtype is not None):
-                loss = F.cross_entropy(m(x), y)
+            with torch.autocast(dev.type, dtype=dtype, enabled=dtype is not None): out = m(x)
+            loss = F.cross_entropy(out.float(), y)   # in fp32, as fastai's `MixedPrecision` casts the prediction
             opt.zero_grad(set_to_none=True)
             scaler.scale(loss).backward()
-        scaler.step(opt); scaler.update()
-        if dev.type == 'cuda': torch.cuda.synchronize()
+        scaler.step(opt); scaler.update(); dsync()
         times.append(time.perf_counter())
+        if losses is not None: losses.append(loss.item())
     return times
 
 # %% ../nbs/06_measure.ipynb #34a1f48f
@@ -150,11 +156,6 @@ def pipeline_bench(data:Path|str, # A data set
     return rows
 
 # %% ../nbs/06_measure.ipynb #e43c8200
-def dev_sync(device)->Callable:
-    "What waits for `device`'s queued work before a clock is read: `torch.cuda.synchronize` on a GPU, nothing on a CPU"
-    d = torch.device(device)
-    return partial(torch.cuda.synchronize, d) if d.type == 'cuda' else noop
-
 def median_s(f:Callable, # What to time
              warmup:int=2, # Calls before timing
              reps:int=6, # Timed calls
@@ -200,18 +201,13 @@ def _autocast(dev, bf16:bool):
     return torch.autocast(dev.type, torch.bfloat16, enabled=bf16)
 
 def _train_row(model, x, y, steps, cl, comp, dev=torch.device('cpu'), bf16=False):
-    "Losses and step times of `steps` plain AdamW steps of a copy of `model` on `dev`"
-    m, x, y, sync = fast_unet(_copy(model)).float().train().to(dev), x.to(dev), y.to(dev), dev_sync(dev)
+    "Losses and step times of `steps` steps of `plain_steps` on a copy of `model` on `dev`"
+    m, x, y = fast_unet(_copy(model)).float().to(dev), x.to(dev), y.to(dev)
     if cl: m, x = m.to(memory_format=torch.channels_last), x.contiguous(memory_format=torch.channels_last)
     if comp: compile_unet(m, comp)
-    opt = torch.optim.AdamW(m.parameters(), lr=1e-3, weight_decay=1e-2, betas=(0.9, 0.99), eps=1e-5)   # as `seg_opt`
-    losses, ts = [], []
-    for _ in range(steps):
-        t0 = time.perf_counter()
-        with _autocast(dev, bf16): out = m(x)
-        loss = F.cross_entropy(out.float(), y); opt.zero_grad(set_to_none=True); loss.backward(); opt.step(); sync()
-        ts.append(time.perf_counter() - t0); losses.append(loss.item())
-    return losses, ts
+    losses, t0 = [], time.perf_counter()
+    ts = plain_steps(m, [(x, y)], steps, 'bf16' if bf16 else 'fp32', losses=losses)
+    return losses, np.diff([t0] + ts).tolist()
 
 def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
                 mean, std, # Its normalisation
