@@ -15,6 +15,7 @@ from fastai.vision.all import load_learner, Normalize, imagenet_stats, first
 from .data import synthetic_once
 from .dls import seg_dls
 from .model import seg_learner
+from .decoders import decoders, check_decoder, model_name
 from .predict import model_size
 from .split import bench_split
 from .launch import run_launch
@@ -24,12 +25,14 @@ from .scaling import *
 from .scaling import _stats
 
 # %% auto #0
-__all__ = ['bench', 'report', 'plot_bench', 'bench_parser', 'segdist_bench', 'bench_speed', 'speed_report']
+__all__ = ['bench', 'report', 'plot_bench', 'bench_parser', 'segdist_bench', 'bench_speed', 'speed_report', 'bench_costs',
+           'costs_report']
 
 # %% ../nbs/06b_benchmark.ipynb #89cd734b
 def bench(n:int=2, # Processes to compare with one
           cpus:bool=True, # CPU processes (one thread each); False = one process per GPU
           sz:int=64, bs:int=8, arch:str='resnet34', precision:str='auto',
+          decoder:str='fastai', # The model on `arch`: 'fastai' (the seed's DynamicUnet) or an SMP architecture (`decoders`)
           data:str|None=None, # Data set root; default: a synthetic one in the run folder
           out:str|None=None, # Run folder; default runs/bench-<time>
           warmup:int=3, steps:int=3, reps:int=5, # Batches left out, batches per repetition, repetitions
@@ -54,11 +57,11 @@ def bench(n:int=2, # Processes to compare with one
     if bad: raise ValueError(f'kinds {bad} are measured only with a comm hook (the *_nohook ones) or accum > 1 (the *_accum ones): '
                              'add --comm-hook or --accum N')
     out = Path(out or f"runs/bench-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
-    cfg = dict(sz=sz, bs=bs, arch=arch, precision=precision, data=data, out=str(out), warmup=warmup, steps=steps,
+    cfg = dict(sz=sz, bs=bs, arch=arch, decoder=check_decoder(decoder), precision=precision, data=data, out=str(out), warmup=warmup, steps=steps,
                reps=reps, num_workers=num_workers, bucket_mb=bucket_mb, static_graph=static_graph, bucket_view=bucket_view,
                comm_hook=comm_hook, powersgd_rank=powersgd_rank, powersgd_warmup=powersgd_warmup, accum=accum, step_ms=step_ms,
                kinds=kinds)
-    print(f"segdist-bench: {arch} U-Net, {sz} px, batch {bs} per process, 1 and {n} {'CPU process' if cpus else 'GPU'}(s); "
+    print(f"segdist-bench: {model_name(decoder, arch)}, {sz} px, batch {bs} per process, 1 and {n} {'CPU process' if cpus else 'GPU'}(s); "
           f"results in {out}", flush=True)
     runs, per_round = {}, []
     for rd in range(rounds):
@@ -92,7 +95,7 @@ def bench(n:int=2, # Processes to compare with one
 def report(res:dict)->str:
     "The results as text tables"
     c = res['config']
-    lines = [f"{c['arch']} U-Net, {c['sz']} px, batch {c['bs']} per process, {res['precision']}, {res['device']}, "
+    lines = [f"{model_name(c.get('decoder', 'fastai'), c['arch'])}, {c['sz']} px, batch {c['bs']} per process, {res['precision']}, {res['device']}, "
              f"{c['reps']} repetitions of {c['steps']} steps after {c['warmup']} warm-up"
              + (f", {len(res['rounds'])} rounds of 1 and N processes launched in turn" if len(res.get('rounds', [])) > 1 else '')]
     rows = res['rows']
@@ -189,7 +192,7 @@ def plot_bench(res:dict, fn:Path|str):
     axs[1].plot(ks, [r.get('predicted_speedup', 1.) for r in rows], 's--', label='model')
     axs[1].set_xlabel('processes'); axs[1].set_ylabel('speed-up'); axs[1].legend(fontsize=8)
     c = res['config']
-    fig.suptitle(f"{c['arch']} U-Net, {c['sz']} px, batch {c['bs']}/process, {res['precision']}, {res['device']}", fontsize=10)
+    fig.suptitle(f"{model_name(c.get('decoder', 'fastai'), c['arch'])}, {c['sz']} px, batch {c['bs']}/process, {res['precision']}, {res['device']}", fontsize=10)
     fig.tight_layout(); fig.savefig(fn, dpi=90); plt.close(fig)
 
 # %% ../nbs/06b_benchmark.ipynb #32632f71
@@ -201,7 +204,8 @@ def bench_parser():
     p.add_argument('--gpus', type=int, help='compare 1 and N GPUs')
     p.add_argument('--sz', type=int, default=64, help='training size in pixels (default 64)')
     p.add_argument('--bs', type=int, default=8, help='batch size per process (default 8)')
-    p.add_argument('--arch', default='resnet34', help='encoder of the U-Net: a torchvision ResNet (default resnet34) or a timm model, e.g. convnext_nano')
+    p.add_argument('--arch', default='resnet34', help='encoder: a torchvision ResNet (default resnet34) or a timm model, e.g. convnext_nano')
+    p.add_argument('--decoder', default='fastai', type=str.lower, choices=decoders, metavar='DECODER', help="fastai (the seed's DynamicUnet, the default) or an SMP architecture: unet, fpn, ...")
     p.add_argument('--precision', default='auto', choices=['auto', 'fp32', 'fp16', 'bf16'], help='auto: bf16/fp16 on GPUs, fp32 on CPUs')
     p.add_argument('--data', help='data set root; default: a synthetic data set made in the run folder')
     p.add_argument('--out', help='run folder for bench.json, bench.png and the caches; default runs/bench-<time>')
@@ -225,10 +229,13 @@ def bench_parser():
     p.add_argument('--kinds', help=f"measure only these, comma-separated, of {','.join(_kinds)} (default all)")
     p.add_argument('--rounds', type=int, default=1, help='launch 1 and N processes in turn this many times, against a machine whose speed drifts (default 1)')
     p.add_argument('--speed', action='store_true', help='one process instead: training and inference engines side by side (channels-last, compiled, ONNX fp32 and int8); with --gpus 1 on the GPU, in bf16')
-    p.add_argument('--model', help="with --speed: a run's model.pkl (its weights and size) instead of an untrained --arch U-Net")
+    p.add_argument('--model', help="with --speed: a run's model.pkl (its weights and size) instead of an untrained --decoder on --arch")
     p.add_argument('--threads', type=int, default=1, help='with --speed: torch and onnxruntime threads (default 1)')
     p.add_argument('--compile', default='inductor', choices=['inductor', 'aot_eager', 'none'], help='with --speed: backend of the compiled rows (none: leave them out)')
     p.add_argument('--calib', type=int, default=32, help='with --speed: int8 calibration images (0: leave int8 out)')
+    p.add_argument('--costs', action='store_true', help="instead: the cost table, parameters, GFLOP per image and training images/s of one process, of --decoders on --archs")
+    p.add_argument('--decoders', default='all', help="with --costs: comma-separated architectures (default all: fastai and every SMP one)")
+    p.add_argument('--archs', default='resnet18,resnet34,efficientnet_b0', help="with --costs: comma-separated encoders (default resnet18,resnet34,efficientnet_b0)")
     p.add_argument('--worker', help=argparse.SUPPRESS); p.add_argument('--result', help=argparse.SUPPRESS)
     return p
 
@@ -239,15 +246,19 @@ def segdist_bench(argv:list|None=None):
         res = bench_worker(json.loads(a.worker))
         if res is not None: Path(a.result).write_text(json.dumps(res))
         return
+    if a.costs:
+        ds = list(decoders) if a.decoders == 'all' else [check_decoder(o) for o in a.decoders.split(',')]
+        bench_costs(ds, a.archs.split(','), a.sz, a.bs, a.out, steps=a.steps, warmup=a.warmup, rounds=a.rounds, threads=a.threads)
+        return
     if a.speed:
         if a.cpus or (a.gpus or 0) > 1: bench_parser().error('--speed measures one process: leave out --cpus, and give --gpus 1 to measure the GPU')
         if a.gpus and not torch.cuda.is_available(): bench_parser().error('--speed --gpus 1: torch sees no CUDA device here; leave out --gpus to measure the CPU')
         if a.precision == 'fp16': bench_parser().error('--speed times fp32 or bf16 (--precision fp32|bf16): fp16 needs a loss scale that its plain steps do not have')
         bench_speed(a.arch, a.sz, a.bs, a.model, a.data, a.out, a.threads, None if a.compile == 'none' else a.compile, a.calib,
-                    steps=max(a.steps, 10), reps=max(a.reps, 6), device='cuda' if a.gpus else 'cpu', precision=a.precision)
+                    steps=max(a.steps, 10), reps=max(a.reps, 6), device='cuda' if a.gpus else 'cpu', precision=a.precision, decoder=a.decoder)
         return   # not the results: a console script's return value is its exit status
     if (a.cpus is None) == (a.gpus is None): bench_parser().error('give --cpus N or --gpus N (or --speed for one process)')
-    bench(n=a.cpus or a.gpus, cpus=a.cpus is not None, sz=a.sz, bs=a.bs, arch=a.arch, precision=a.precision, data=a.data,
+    bench(n=a.cpus or a.gpus, cpus=a.cpus is not None, sz=a.sz, bs=a.bs, arch=a.arch, decoder=a.decoder, precision=a.precision, data=a.data,
           out=a.out, warmup=a.warmup, steps=a.steps, reps=a.reps, num_workers=a.num_workers, bucket_mb=a.bucket_mb,
           static_graph=a.static_graph, bucket_view=a.bucket_view, comm_hook=a.comm_hook, split=not a.no_split,
           pipeline=not a.no_pipeline, pipe_sz=a.pipe_sz, pipe_data=a.pipe_data, gpu_img_s=a.gpu_img_s, powersgd_rank=a.powersgd_rank,
@@ -257,7 +268,7 @@ def segdist_bench(argv:list|None=None):
 if __name__ == '__main__' and '__file__' in globals(): segdist_bench()  # not when this cell runs in a notebook
 
 # %% ../nbs/06b_benchmark.ipynb #95bb2c14
-def bench_speed(arch:str='resnet34', # Encoder of an untrained U-Net, when no `model` is given
+def bench_speed(arch:str='resnet34', # Encoder of an untrained model, when no `model` is given
                 sz:int=64, bs:int=8, # Size (a trained model's own, when given) and batch
                 model:str|None=None, # A run's model.pkl: its weights and training size
                 data:str|None=None, # Data set for the batch and int8's calibration; default: a synthetic one in `out`
@@ -268,6 +279,7 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained U-Net, when no `m
                 steps:int=10, reps:int=6, # Training steps per row, timed inference batches per row
                 device:str='cpu', # 'cpu', or 'cuda' for the first GPU (no onnxruntime rows there)
                 precision:str='auto', # 'fp32' or 'bf16'; auto: bf16 on a GPU, fp32 on a CPU
+                decoder:str='fastai', # The untrained model's architecture on `arch` (`decoders`)
                )->dict:
     "One process's training and inference rows side by side (`speed_bench`); write speed.json to `out`"
     precision = {'auto': 'bf16' if device == 'cuda' else 'fp32'}.get(precision, precision)
@@ -276,12 +288,12 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained U-Net, when no `m
     if model:
         learn = load_learner(model, cpu=True)
         norm = first(t for t in learn.dls.after_batch.fs if isinstance(t, Normalize))
-        stats, sz, name = (norm.mean.flatten().cpu(), norm.std.flatten().cpu()), model_size(learn)[0], learn.arch_name
+        stats, sz, name = (norm.mean.flatten().cpu(), norm.std.flatten().cpu()), model_size(learn)[0], model_name(getattr(learn, 'decoder', 'fastai'), learn.arch_name)
     else:
-        learn = seg_learner(seg_dls(data, sz=sz, bs=bs, num_workers=0, check=False), arch, weights=None, precision='fp32')
-        stats, name = imagenet_stats, arch
+        learn = seg_learner(seg_dls(data, sz=sz, bs=bs, num_workers=0, check=False), arch, weights=None, precision='fp32', decoder=decoder)
+        stats, name = imagenet_stats, model_name(decoder, arch)
     where = torch.cuda.get_device_name() if device == 'cuda' and torch.cuda.is_available() else f'CPU ({torch.backends.cpu.get_cpu_capability()}), {threads} thread(s)'
-    print(f"segdist-bench --speed: {name} U-Net{' from ' + str(model) if model else ' (untrained)'}, {sz} px, batch {bs}, {precision}, {where}", flush=True)
+    print(f"segdist-bench --speed: {name}{' from ' + str(model) if model else ' (untrained)'}, {sz} px, batch {bs}, {precision}, {where}", flush=True)
     res = speed_bench(learn.model, *stats, learn.codes, learn.void, data, sz, bs, threads, steps, reps, compile, n_calib, device, precision)
     res['config'] = dict(arch=name, model=str(model) if model else None, data=str(data), device=where)
     (out/'speed.json').write_text(json.dumps(res, indent=1))
@@ -293,10 +305,35 @@ def speed_report(res:dict)->str:
     c = res['config']
     prec = res.get('precision', 'fp32')
     p16 = f", bf16 {res['peak_gflops_bf16']:.0f}" if prec != 'bf16' and res.get('peak_gflops_bf16') else ''
-    head = (f"{c['arch']} U-Net, {res['sz']} px, batch {res['bs']}, {prec}, {c['device']}; {res['gflop_train_img']:.2f} GFLOP per image "
+    head = (f"{c['arch']}, {res['sz']} px, batch {res['bs']}, {prec}, {c['device']}; {res['gflop_train_img']:.2f} GFLOP per image "
             f"to train, {res['gflop_infer_img']:.2f} to predict; peak {prec} {res['peak_gflops']:.0f}{p16} GFLOP/s (matrix products here)")
     t = ['| training step | ms/batch | img/s | speed-up | loss diff. after the steps | first step (s) | % of peak |', '|---|---|---|---|---|---|---|']
     t += [f"| {r['engine']} | {r['ms']:.0f} | {r['img_s']:.1f} | {r['speedup']:.2f}x | {r['loss_diff']:.1e} | {r['first_step_s']:.1f} | {r['pct_peak']:.0f}% |" for r in res['train']]
     i = ['| inference | ms/batch | img/s | speed-up | argmax agreement with eager | compile (s) | % of peak |', '|---|---|---|---|---|---|---|']
     i += [f"| {r['engine']} | {r['ms']:.0f} | {r['img_s']:.1f} | {r['speedup']:.2f}x | {r['agreement']:.2%} | {r['compile_s'] or 0:.1f} | {r['pct_peak']:.0f}% |" for r in res['infer']]
     return '\n'.join([head, '', *t, '', *i])
+
+# %% ../nbs/06b_benchmark.ipynb #5432d948
+def bench_costs(decoders:list, archs:list, # What to set side by side (`decoder_costs`)
+                sz:int=128, bs:int=8, # Image side and batch
+                out:str|None=None, # Folder for costs.json; default runs/costs-<time>
+                **kwargs, # Passed to `decoder_costs` (steps, warmup, rounds, threads)
+               )->list:
+    "`decoder_costs` with its report, written to `out/costs.json`"
+    out = Path(out or f"runs/costs-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
+    print(f'segdist-bench --costs: {len(decoders)} decoder(s) on {len(archs)} encoder(s), {sz} px, batch {bs}, one process', flush=True)
+    rows = decoder_costs(decoders, archs, sz, bs, out=out, **kwargs)
+    (out/'costs.json').write_text(json.dumps(dict(sz=sz, bs=bs, threads=torch.get_num_threads(), rows=rows), indent=1))
+    print(costs_report(rows))
+    return rows
+
+def costs_report(rows:list)->str:
+    "The cost rows as a Markdown table, each encoder's rows with their FLOPs and speed relative to fastai's decoder on it"
+    ref = {r['arch']: r for r in rows if r['decoder'] == 'fastai' and 'gflop' in r}
+    t = ['| encoder | decoder | parameters (M) | GFLOP per image | FLOPs / fastai\'s | training img/s | speed / fastai\'s |', '|---|---|---|---|---|---|---|']
+    for r in rows:
+        if 'error' in r: t.append(f"| {r['arch']} | {r['decoder']} | {r['error']} | | | | |"); continue
+        f = ref.get(r['arch'])
+        t.append(f"| {r['arch']} | {r['decoder']} | {r['params_m']:.1f} | {r['gflop']:.2f} | {r['gflop'] / f['gflop']:.2f}x | {r['img_s']:.1f} | "
+                 f"{r['img_s'] / f['img_s']:.1f}x |" if f else f"| {r['arch']} | {r['decoder']} | {r['params_m']:.1f} | {r['gflop']:.2f} | | {r['img_s']:.1f} | |")
+    return '\n'.join(t)

@@ -17,10 +17,10 @@ from fastai.vision.all import *
 from fastai.distributed import rank0_first
 
 # %% auto #0
-__all__ = ['synth_codes', 'ignore_index', 'mask_layouts', 'make_synthetic', 'synthetic_once', 'DataError', 'read_codes',
-           'MaskPath', 'SplitMasks', 'ReplaceInPath', 'MaskError', 'MaskReader', 'check_root', 'layout_hint',
-           'check_pairs', 'check_data', 'seg_palette', 'seg_tfms', 'valid_txt_splitter', 'default_splitter',
-           'check_split']
+__all__ = ['synth_codes', 'ignore_index', 'mask_layouts', 'aug_presets', 'make_synthetic', 'synthetic_once', 'DataError',
+           'read_codes', 'MaskPath', 'SplitMasks', 'ReplaceInPath', 'MaskError', 'MaskReader', 'check_root',
+           'layout_hint', 'check_pairs', 'check_data', 'seg_palette', 'seg_tfms', 'valid_txt_splitter',
+           'default_splitter', 'check_split']
 
 # %% ../nbs/00_data.ipynb #2f322ce6
 synth_codes = ['background', 'circle', 'square', 'triangle', 'void']
@@ -347,13 +347,20 @@ def seg_palette(n:int, # Number of classes
     return np.concatenate([base, extra])[:n]
 
 # %% ../nbs/00_data.ipynb #81f90d4a
+aug_presets = dict(   # `aug_transforms` arguments of each preset (`aug:`, --aug)
+    seed=dict(do_flip=True, flip_vert=True, max_rotate=0, min_zoom=1, max_zoom=1, max_lighting=0.2, max_warp=0, p_affine=0.75, p_lighting=0.5),
+    scene=dict(do_flip=True, flip_vert=False, max_rotate=0, min_zoom=1, max_zoom=1.5, max_lighting=0.2, max_warp=0, p_affine=0.75, p_lighting=0.75),
+    none=None,
+)
+
 def seg_tfms(sz:int|tuple, # Training size (the seed's `size`)
+             aug:str='seed', # A preset of `aug_presets`: 'seed' (tiles: any orientation), 'scene' (a fixed up), 'none'
             )->list:
-    "The seed's batch transforms: `aug_transforms` with its arguments, then ImageNet `Normalize`"
-    return [*aug_transforms(mult=1.0, do_flip=True, flip_vert=True, max_rotate=0, min_zoom=1, max_zoom=1,
-                            max_lighting=0.2, max_warp=0, p_affine=0.75, p_lighting=0.5, size=sz, mode='bilinear',
-                            pad_mode='reflection', align_corners=True),
-            Normalize.from_stats(*imagenet_stats)]
+    "The batch transforms: the preset's `aug_transforms` (resizing to `sz`), then ImageNet `Normalize`"
+    if aug not in aug_presets: raise ValueError(f"aug={aug!r}: choose one of {', '.join(aug_presets)} (--aug, aug: in a config or data.yaml)")
+    kw = dict(size=sz, mode='bilinear', pad_mode='reflection', align_corners=True)
+    p = aug_presets[aug]
+    return [*(aug_transforms(mult=1.0, **p, **kw) if p else [AffineCoordTfm(**kw)]), Normalize.from_stats(*imagenet_stats)]
 
 # %% ../nbs/00_data.ipynb #9d4c7bd8
 def valid_txt_splitter(path:Path|str, # Data set root holding `valid.txt`

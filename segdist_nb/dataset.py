@@ -21,7 +21,7 @@ __all__ = ['spec_keys', 'split_keys', 'split_names', 'default_labels', 'layouts'
            'check_spec', 'find_layout', 'layout_yaml', 'suggest_hint', 'segdist_check_data']
 
 # %% ../nbs/00a_dataset.ipynb #717c7a5d
-spec_keys = ('path', 'names', 'codes', 'void', 'ignore', 'palette', 'images', 'labels', 'train', 'valid', 'test')
+spec_keys = ('path', 'names', 'codes', 'void', 'ignore', 'palette', 'aug', 'images', 'labels', 'train', 'valid', 'test')
 split_keys = ('images', 'list', 'labels', 'strip')
 split_names = ('train', 'valid', 'test')
 default_labels = 'labels/{stem}_P{suffix}'
@@ -92,6 +92,10 @@ class DataSpec:
         self.reader = MaskReader(len(codes), palette, ignore, str(file) if file else 'codes.txt')
     @property
     def has_valid(self)->bool: return 'valid' in self.splits
+    @property
+    def aug(self)->str|None:
+        "The augmentation preset that fits the data (`aug:`), or None"
+        return (self.desc or {}).get('aug')
     def files(self, split:str='train')->list: return self.splits[split].files()
     def label_fn(self, splits:list|None=None)->Callable:
         "Image -> mask for the images of `splits` (default: all): one `MaskPath`, or `SplitMasks` when they differ"
@@ -102,7 +106,7 @@ class DataSpec:
         return fs[0] if len(fs) == 1 else SplitMasks(fs)
     def to_dict(self)->dict:
         "The description as used (for a run's config.json)"
-        return dict(root=str(self.root), file=str(self.file) if self.file else None, codes=list(self.codes), void=self.void,
+        return dict(root=str(self.root), file=str(self.file) if self.file else None, codes=list(self.codes), void=self.void, aug=self.aug,
                     ignore=[list(o) if isinstance(o, tuple) else o for o in self.ignore], palette=self.palette,
                     splits={k: dict(images=str(s.images), list=str(s.lst) if s.lst else None, labels=getattr(s.label_fn, 'tmpl', repr(s.label_fn)), strip=getattr(s.label_fn, 'strip', ''))
                             for k, s in self.splits.items()})
@@ -157,6 +161,8 @@ def _spec_file(fn:Path, images:str|None=None, labels:str|None=None)->DataSpec:
     void = d.get('void')
     if void is not None and not (void in codes or (isinstance(void, int) and 0 <= void < len(codes))):
         raise SpecError([f'{fn}: void: {void!r} is not one of the classes {codes}: give its name or index'])
+    if d.get('aug') is not None and d['aug'] not in aug_presets:
+        raise SpecError([f"{fn}: aug: {d['aug']!r} is not a preset: choose one of {', '.join(aug_presets)}"])
     ign = d.get('ignore') or []
     if not isinstance(ign, list): ign = [ign]
     images, labels = images or str(d.get('images', 'images')), labels or str(d.get('labels', default_labels))

@@ -64,6 +64,7 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
             images:str|None=None, # Image folder of today's layout, relative to the root (default 'images')
             cache=None, # Decode once into a memory-mapped cache: True (in the root), a folder, or a `SegCache`
             crop:bool=False, # Train on random crops of `sz` at native resolution (validation: centre crops) instead of resizing
+            aug:str|None=None, # Augmentation preset (`aug_presets`: seed, scene, none); default the description's `aug:`, else 'seed'
             **kwargs, # Passed to `DataBlock.dataloaders` (e.g. `num_workers`, `device`)
            )->DataLoaders:
     "The seed's segmentation `DataLoaders` for the data set `data`: its `train` split, validated on `valid` (or by today's rules)"
@@ -79,11 +80,11 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
     lf = spec.label_fn(use)
     dblock = DataBlock(blocks=(ImageBlock, MaskBlock(spec.codes)), get_items=lambda _: fns, get_y=GetMask(lf, spec.reader),
                        splitter=splitter, item_tfms=[*([Resize(item_sz, method='squish')] if item_sz else []), *([RandomCrop(sz)] if crop else [])],
-                       batch_tfms=seg_tfms(sz))
+                       batch_tfms=seg_tfms(sz, ifnone(aug, spec.aug or 'seed')))
     if cache is not None and cache is not False: kwargs.update(_cache_kwargs(spec.root, fns, lf, item_sz, cache, spec.reader), crop=sz if crop else None)
     kwargs.setdefault('pin_memory', torch.device(ifnone(kwargs.get('device'), default_device())).type == 'cuda')
     dls = dblock.dataloaders(spec.root, path=spec.root, bs=bs, **kwargs)   # `path`: where the learner saves (fastai's convention)
-    dls.spec = spec
+    dls.spec, dls.aug = spec, ifnone(aug, spec.aug or 'seed')
     return dls
 
 # %% ../nbs/00c_dls.ipynb #8232e7e1

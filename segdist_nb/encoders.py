@@ -18,7 +18,8 @@ from fastai.vision.models.unet import DynamicUnet
 from fastai.vision.learner import model_meta
 
 # %% auto #0
-__all__ = ['timm_name', 'arch_name', 'timm_chain', 'load_timm', 'timm_body', 'unet_split', 'timm_unet']
+__all__ = ['timm_name', 'arch_name', 'timm_chain', 'read_weights', 'load_timm', 'check_fit', 'timm_body', 'unet_split',
+           'timm_unet']
 
 # %% ../nbs/02c_encoders.ipynb #f461eaa7
 def timm_name(arch:str|Callable, # A torchvision function, a name, or 'timm:NAME'
@@ -53,26 +54,37 @@ def timm_chain(model:nn.Module, # A timm model, with `feature_info`
     raise ValueError(f'timm model {model.default_cfg.get("architecture")}: its feature stages are not a chain of modules, which the '
                      f'U-Net needs: choose a CNN encoder (a ResNet, ConvNeXt, EfficientNet, RegNet...) (--arch, arch=)')
 
+def read_weights(fn:Path|str, # A state dict, a timm checkpoint or a safetensors file
+                )->dict:
+    "The state dict in `fn`, read by timm's reader (its checkpoints' keys, 'module.' prefixes, safetensors); clear errors otherwise"
+    fn = Path(fn)
+    if not fn.is_file(): raise FileNotFoundError(f'pretrained weights file {fn} does not exist: give the path of a saved state dict '
+                                                 f'or timm checkpoint of the encoder, or pretrained=False (--pretrained)')
+    try: return timm.models.load_state_dict(str(fn), weights_only=True)
+    except Exception as e: raise ValueError(f'{fn} cannot be read as weights ({type(e).__name__}: {str(e)[:200]})') from None
+
 def load_timm(model:nn.Module, # A timm model built with `pretrained=False`
               fn:Path|str, # Its weights: a timm checkpoint or a state dict
               keys:list|None=None, # The keys that must be in `fn` (default: all of the model's)
              ):
     "Fill `model` from `fn`; refused, naming the first mismatched keys, when the file does not fit"
-    fn = Path(fn)
-    if not fn.is_file(): raise FileNotFoundError(f'pretrained weights file {fn} does not exist: give the path of a saved state dict '
-                                                 f'or timm checkpoint of the encoder, or pretrained=False (--pretrained)')
-    try: sd = timm.models.load_state_dict(str(fn), weights_only=True)   # timm's reader: its checkpoints' keys, 'module.' prefixes, safetensors
-    except Exception as e: raise ValueError(f'{fn} cannot be read as weights ({type(e).__name__}: {str(e)[:200]})') from None
-    own = model.state_dict()
+    sd, own = read_weights(fn), model.state_dict()
     keys = ifnone(keys, list(own))
+    check_fit(sd, own, keys, f"{fn} does not fit timm model {model.default_cfg.get('architecture', type(model).__name__)}")
+    model.load_state_dict({k: sd[k] for k in keys}, strict=False)
+
+def check_fit(sd:dict, # The file's state dict
+              own:dict, # The model's state dict (or the keys it has, with their tensors)
+              keys:list, # The keys of `own` that the file must fill
+              what:str, # The start of the message, e.g. 'FILE does not fit timm model NAME'
+             ):
+    "Raise a `ValueError` naming the first mismatched keys when `sd` cannot fill `keys`: missing, of another shape, or not the model's"
     miss = [k for k in keys if k not in sd]
     shape = [f'{k} {tuple(sd[k].shape)} in the file, {tuple(own[k].shape)} in the model' for k in keys if k in sd and sd[k].shape != own[k].shape]
     extra = [k for k in sd if k not in own]
     if miss or shape or extra:
-        name = model.default_cfg.get('architecture', type(model).__name__)
-        raise ValueError(f'{fn} does not fit timm model {name}: ' + '; '.join(f'{what} {o[:3]}{" ..." if len(o) > 3 else ""}'
-                         for what, o in [('missing keys', miss), ('shapes differ:', shape), ('keys the model does not have', extra)] if o))
-    model.load_state_dict({k: sd[k] for k in keys}, strict=False)
+        raise ValueError(f'{what}: ' + '; '.join(f'{w} {o[:3]}{" ..." if len(o) > 3 else ""}'
+                         for w, o in [('missing keys', miss), ('shapes differ:', shape), ('keys the model does not have', extra)] if o))
 
 # %% ../nbs/02c_encoders.ipynb #46acd046
 def timm_body(name:str, # A timm model name

@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/measure.html.md"""
 
 # %% ../nbs/06_measure.ipynb #d5b9d165
 from __future__ import annotations
-import contextlib, io, shutil, time
+import contextlib, io, shutil, tempfile, time
 from pathlib import Path
 import numpy as np, torch, torch.distributed as dist, torchvision
 from fastcore.all import *
@@ -19,12 +19,13 @@ from .cache import *
 from .model import *
 from .distributed import *
 from .speed import compile_unet, fast_unet
+from .decoders import size_rule
 from .predict import NormalizedModel, OnnxModel, onnx_proto, image_batch
 from .export import calib_files, quantize_int8
 
 # %% auto #0
 __all__ = ['StepTimer', 'rep_throughput', 'dev_sync', 'plain_steps', 'pipeline_rate', 'upscale_data', 'pipeline_bench',
-           'median_s', 'peak_gflops', 'model_flops', 'speed_bench', 'bench_worker']
+           'median_s', 'peak_gflops', 'model_flops', 'speed_bench', 'decoder_costs', 'bench_worker']
 
 # %% ../nbs/06_measure.ipynb #b019686f
 class StepTimer(Callback):
@@ -280,6 +281,49 @@ def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
                                  compile_s=c or None, pct_peak=100 * finf * bs / t / 1e9 / (peak16 if name == b16 else peak)))
     return res
 
+# %% ../nbs/06_measure.ipynb #cd0a6833
+def decoder_costs(decoders:list, # Architectures (`decoders`: 'fastai', 'unet', ...)
+                  archs:list, # Encoders
+                  sz:int=128, bs:int=8, # Image side and batch of the timed steps
+                  n_out:int=12, # Classes
+                  steps:int=4, warmup:int=2, # Timed steps and steps left out (at least 1), per row and round
+                  rounds:int=2, # Rounds over every row (the rate is the median over them)
+                  threads:int|None=1, # torch threads (None: leave as it is)
+                  out:Path|str|None=None, # Folder for the synthetic data set; default a temporary one
+                  verbose:bool=True, # Print each row as it is measured
+                 )->list:
+    "Parameters, GFLOP per image and training images/s of one process for each decoder on each encoder, side by side"
+    if threads: torch.set_num_threads(threads)
+    warmup = max(1, warmup)
+    tmp = Path(out) if out else Path(tempfile.mkdtemp())
+    data = synthetic_once(tmp/'synth', n=2 * bs, size=sz)
+    dls = seg_dls(data, sz=sz, bs=bs, num_workers=0, check=False, codes=[f'class_{i}' for i in range(n_out)])   # the model's head: n_out classes
+    set_seed(0)
+    x, y = torch.rand(bs, 3, sz, sz), torch.randint(0, n_out, (bs, sz, sz))
+    rows, models = [], {}
+    for a in archs:
+        for d in decoders:
+            set_seed(0)
+            k, low = size_rule(d, a)
+            if sz % k or sz < low: rows.append(dict(arch=a, decoder=d, error=f'needs sides that are multiples of {k} from {low} px')); continue
+            m = seg_learner(dls, a, decoder=d, weights=None, precision='fp32', channels_last=False).model
+            m = getattr(m, 'model', m)   # SMP's model itself, as `smp.create_model` makes it
+            rows.append(dict(arch=a, decoder=d, params_m=sum(p.numel() for p in m.parameters()) / 1e6,
+                             gflop=model_flops(m.eval(), x[:1]) / 1e9, img_s=[]))
+            models[len(rows) - 1] = m
+    for r_ in range(rounds):
+        for i, m in models.items():
+            ts = plain_steps(m.to(memory_format=torch.channels_last), [(x.contiguous(memory_format=torch.channels_last), y)], warmup + steps)
+            rows[i]['img_s'].append(bs * steps / (ts[-1] - ts[warmup - 1]))
+            if verbose and r_ == rounds - 1:
+                r = rows[i]
+                print(f"  {r['decoder']:>14} on {r['arch']}: {r['params_m']:.1f} M parameters, {r['gflop']:.2f} GFLOP per image, "
+                      f"{np.median(r['img_s']):.2f} training images/s", flush=True)
+    for r in rows:
+        if 'img_s' in r: r['img_s'] = float(np.median(r['img_s']))
+    if not out: shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
 # %% ../nbs/06_measure.ipynb #e58aef27
 def _plain_batches(dls, n:int)->list:
     "`n` training batches of `dls` as plain tensors on its device (this rank's share under DDP)"
@@ -328,7 +372,7 @@ def bench_worker(cfg:dict)->dict|None:
                   comm_hook=cfg.get('comm_hook'), powersgd_rank=cfg.get('powersgd_rank', 1), powersgd_warmup=cfg.get('powersgd_warmup', 2))
     def learner(d):
         set_seed(0)
-        return seg_learner(d, arch, precision=cfg['precision'], pretrained=False)
+        return seg_learner(d, arch, precision=cfg['precision'], pretrained=False, decoder=cfg.get('decoder', 'fastai'))
     learn = learner(dls)
     res = dict(processes=ws, device=str(dls.device), precision=learn.precision)
     res['n_params'] = sum(p.numel() for p in learn.model.parameters() if p.requires_grad)

@@ -18,6 +18,8 @@ from .metrics import *
 from .losses import *
 from .encoders import *
 from .speed import *
+from .decoders import *
+import timm
 
 # %% auto #0
 __all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'seg_precision',
@@ -164,17 +166,35 @@ def seg_opt(params, # Parameter groups, from the learner's splitter
     return OptimWrapper(params, opt=torch.optim.AdamW, lr=lr, **{**dict(betas=(0.9, 0.99), eps=1e-5), **kwargs})
 
 # %% ../nbs/03_model.ipynb #5e706956
+def _encoder_norm(dls:DataLoaders, stats:tuple, name:str):
+    "Normalise `dls` with the statistics an encoder's weights were trained with, when they are not ImageNet's (they travel in model.pkl)"
+    norm = first(t for t in dls.after_batch.fs if isinstance(t, Normalize))
+    if norm is None or stats[0] is None or np.allclose(norm.mean.flatten().cpu(), stats[0], atol=1e-3): return
+    new = Normalize.from_stats(*stats, cuda=False)
+    norm.mean, norm.std = new.mean.to(norm.mean.device), new.std.to(norm.std.device)
+    if rank_distrib() == 0: print(f'{name}: normalising with its own statistics, mean {stats[0]}, std {stats[1]}')
+
+def _learner_kwargs(kwargs:dict)->dict:
+    "The arguments of `kwargs` that are `Learner`'s, taken out of it"
+    return {k: kwargs.pop(k) for k in list(kwargs) if k in inspect.signature(Learner).parameters}
+
 def _timm_learner(dls, name, n, fn, self_attention, **kwargs)->Learner:
     "fastai's `unet_learner`, on a timm encoder: `DynamicUnet`, `Learner` with the encoder's parameter groups, the encoder's normalisation"
-    lk = {k: kwargs.pop(k) for k in list(kwargs) if k in inspect.signature(Learner).parameters}
+    lk = _learner_kwargs(kwargs)
     model, at, stats = timm_unet(name, n, dls.one_batch()[0].shape[-2:], fn, self_attention=self_attention, **kwargs)
     learn = Learner(dls, model, splitter=partial(unet_split, at=at), moms=(0.95, 0.85, 0.95), **lk)   # unet_learner's moms
-    norm = first(t for t in dls.after_batch.fs if isinstance(t, Normalize))
-    if fn is not None and norm is not None and stats[0] is not None and not np.allclose(norm.mean.flatten().cpu(), stats[0], atol=1e-3):
-        new = Normalize.from_stats(*stats, cuda=False)   # the statistics its weights were trained with (they travel in model.pkl)
-        norm.mean, norm.std = new.mean.to(norm.mean.device), new.std.to(norm.std.device)
-        if rank_distrib() == 0: print(f'{name}: normalising with its own statistics, mean {stats[0]}, std {stats[1]}')
-    if fn is not None: learn.freeze()
+    if fn is not None: _encoder_norm(dls, stats, name); learn.freeze()
+    return learn
+
+def _smp_learner(dls, decoder, arch, n, fn, **kwargs)->Learner:
+    "An SMP architecture on `arch` (chapter `02e_decoders`) in a `Learner` with its parameter groups, as `unet_learner` makes one"
+    lk = _learner_kwargs(kwargs)
+    if kwargs: raise ValueError(f"{sorted(kwargs)}: options of fastai's unet_learner, which decoder={decoder!r} does not take")
+    learn = Learner(dls, smp_model(decoder, arch, n, pretrained=fn), splitter=smp_split, moms=(0.95, 0.85, 0.95), **lk)
+    tn = timm_name(arch)
+    if fn is not None:
+        if tn is not None: _encoder_norm(dls, (timm.get_pretrained_cfg_value(tn, 'mean'), timm.get_pretrained_cfg_value(tn, 'std')), tn)
+        learn.freeze()
     return learn
 
 def seg_learner(dls:DataLoaders, # From `seg_dls`
@@ -188,28 +208,30 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
                 loss:str='ce', # 'ce' (the seed's), 'dice', 'focal' or a sum such as 'ce+dice' (`seg_loss`)
                 loss_weights:list|None=None, # Weights of a sum's terms; default 1 each
                 metrics:list|None=None, # Default: `seg_metrics` (acc_all, acc_clss, miou, dice, fwiou)
-                self_attention:bool=True, # The seed's self-attention U-Net
+                decoder:str='fastai', # 'fastai' (the seed's self-attention `DynamicUnet`) or an SMP architecture of `decoders` ('unet', 'fpn', ...)
+                self_attention:bool=True, # The seed's self-attention U-Net (decoder 'fastai')
                 opt_func:Callable=seg_opt, # The optimizer (default: torch's AdamW, above)
                 channels_last:bool=True, # Model and batches in channels-last memory format (faster on CPUs and GPUs; `02d_speed`)
                 compile:bool|str=False, # Compile the U-Net for each fit: True (inductor) or a backend of `compile_backends`
-                **kwargs, # Passed to `unet_learner`
+                **kwargs, # Passed to `unet_learner` (decoder 'fastai') or `Learner`
                )->Learner:
-    "The seed's `unet_learner` (torchvision or timm encoder) with weighted cross-entropy or another loss, exact metrics, the precision for the device"
+    "A U-Net or another SMP architecture on a torchvision or timm encoder, with weighted cross-entropy or another loss, exact metrics, the precision for the device"
     codes = dls_codes(dls)
-    n, void = len(codes), void_idx(void, codes)
+    n, void, decoder = len(codes), void_idx(void, codes), check_decoder(decoder)
     w = class_weights(dls, weights, void)
     wt = tensor(w).float() if w is not None else None
     lf = seg_loss(loss, n, wt, void, ignore_void, loss_weights)   # `ignore:` pixels (255) count in no loss
     fn, tn = pretrained_file(arch, pretrained), timm_name(arch)
     kw = dict(loss_func=lf, metrics=ifnone(metrics, seg_metrics(n, void)), wd=wd, opt_func=opt_func, **kwargs)
-    if tn is not None: learn = _timm_learner(dls, tn, n, fn, self_attention, **kw)
+    if decoder != 'fastai': learn = _smp_learner(dls, decoder, arch, n, fn, **kw)
+    elif tn is not None: learn = _timm_learner(dls, tn, n, fn, self_attention, **kw)
     else:
         if isinstance(arch, str): arch = getattr(torchvision.models, arch)
         learn = unet_learner(dls, arch, pretrained=False, self_attention=self_attention, **kw)
         if fn is not None: load_encoder(learn, arch, fn)
     learn.model.register_buffer('class_weights', wt if wt is not None else torch.ones(n))
     learn.codes, learn.void, learn.arch_name, learn.precision = codes, void, arch_name(arch), seg_precision(precision, dls.device)
-    learn.loss_name = loss
+    learn.loss_name, learn.decoder = loss, decoder
     if learn.precision != 'fp32': learn.add_cb(SegMixedPrecision(learn.precision))   # fastai's `to_fp16`/`to_bf16`, on any device
     if channels_last: learn.model.to(memory_format=torch.channels_last)   # now, not only when a fit starts: loaded weights keep the layout
     return speed_up(learn, channels_last, compile)

@@ -19,6 +19,7 @@ from .split import FileSplitter
 from .metrics import *
 from .losses import check_loss
 from .encoders import timm_name, timm_body
+from .decoders import check_decoder, check_sizes, smp_model
 from .model import *
 from .speed import compile_backends
 from .distributed import *
@@ -42,6 +43,8 @@ default_config = dict(
     images=None,            # image folder of today's layout, relative to the data set root (default 'images')
     labels=None,            # mask path template of today's layout, relative to the root (`MaskPath`; default 'labels/{stem}_P{suffix}')
     arch='resnet34',        # encoder: a torchvision ResNet, any timm model whose features are a chain of stages, or 'timm:NAME'
+    decoder='fastai',       # fastai (the seed's self-attention DynamicUnet) or an SMP architecture: unet, fpn, deeplabv3plus, segformer, ...
+    aug=None,               # augmentation preset: seed (any orientation: tiles), scene (a fixed up), none; default the data set's aug:, else seed
     pretrained=False,       # False, True (torch's local cache; torchvision) or a weights file
     void=None,              # void class, index or name; default: the data set's (void: in data.yaml)
     weights=None,           # class weights: a list, 'median_freq' or None
@@ -107,6 +110,8 @@ def check_config(cfg:dict, # A config
     if not (isinstance(cfg['accum'], int) and cfg['accum'] >= 1): raise ValueError(f"{where}: accum={cfg['accum']!r}: give a whole number of batches, 1 or more")
     if cfg['comm_hook'] not in comm_hooks: raise ValueError(f"{where}: comm_hook={cfg['comm_hook']!r}: choose one of {comm_hooks}")
     check_loss(cfg['loss'], cfg['loss_weights'])
+    cfg['decoder'] = check_decoder(cfg['decoder'])
+    if cfg['aug'] is not None and cfg['aug'] not in aug_presets: raise ValueError(f"{where}: aug={cfg['aug']!r}: choose one of {', '.join(aug_presets)} (--aug)")
     if cfg['monitor'] not in monitor_choices: raise ValueError(f"{where}: monitor={cfg['monitor']!r}: choose one of {monitor_choices} (--monitor)")
     if cfg['compile'] not in (False, True, *compile_backends): raise ValueError(f"{where}: compile={cfg['compile']!r}: choose true, false or one of {compile_backends} (--compile [BACKEND])")
     if cfg['keep'] not in keep_choices: raise ValueError(f"{where}: keep={cfg['keep']!r}: choose one of {keep_choices}")
@@ -135,7 +140,7 @@ def _splitter(cfg:dict):
 def stage_dls(cfg:dict, st:dict, data:DataSpec, cache=None)->DataLoaders:
     "The stage's `DataLoaders` (`plan_run` has checked the data and the split), from the cache when there is one"
     return seg_dls(data, sz=st['sz'], bs=st['bs'], splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
-                   num_workers=ifnone(cfg['num_workers'], default_workers()), cache=cache, crop=st.get('crop', False))
+                   num_workers=ifnone(cfg['num_workers'], default_workers()), cache=cache, crop=st.get('crop', False), aug=cfg['aug'])
 
 def _prepare_data(cfg:dict)->DataSpec:
     "The data set's description; the synthetic demo set is made (by rank 0 first) when `data` is None"
@@ -168,7 +173,10 @@ def plan_run(cfg:dict, # A config (see `default_config`)
     void = void_idx(ifnone(cfg['void'], spec.void), codes)
     arch, tn = cfg['arch'], timm_name(cfg['arch'])
     fn = pretrained_file(arch, cfg['pretrained'])
-    if tn is not None and fn is not None: timm_body(tn, fn)   # a file that does not fit is refused now, not at the first stage
+    if cfg['decoder'] != 'fastai':   # sizes it cannot take, and a weights file that does not fit, are refused now, not at a later stage
+        check_sizes(cfg['decoder'], arch, {f"stage {st['name']}": st['sz'] for st in cfg['stages']})
+        if fn is not None: smp_model(cfg['decoder'], arch, len(codes), pretrained=fn)
+    elif tn is not None and fn is not None: timm_body(tn, fn)
     check_weights(cfg['weights'], codes)
     nt = len(spec.files('train'))
     splits = (L(range(nt)), L(range(nt, len(fns)))) if spec.has_valid else ifnone(_splitter(cfg), default_splitter(spec.root, fns))(fns)
@@ -178,14 +186,15 @@ def plan_run(cfg:dict, # A config (see `default_config`)
         if len(splits[0]) // ws < st['bs']:
             raise ValueError(f"stage {st['name']}: batch size {st['bs']} is larger than each process's share of the training set "
                              f"({len(splits[0])} images / {ws} process(es) = {len(splits[0]) // ws}): lower --bs or use fewer processes")
-    ck, meta, ck_fn = None, dict(arch=cfg['arch'], n_classes=len(codes)), out/'ckpt'/'last.pth'
+    ck, meta, ck_fn = None, dict(arch=cfg['arch'], decoder=cfg['decoder'], n_classes=len(codes)), out/'ckpt'/'last.pth'
     if resume or restarted:
         if ck_fn.exists():
             ck = load_checkpoint(ck_fn)
             m = ck['meta']
-            if (m['arch'], m['n_classes']) != (meta['arch'], meta['n_classes']):
-                raise ValueError(f"{ck_fn} was trained with {m['arch']} on {m['n_classes']} classes; this run has "
-                                 f"{meta['arch']} on {meta['n_classes']}: resume with the same config, or start a new --out")
+            was = (m['arch'], m.get('decoder', 'fastai'), m['n_classes'])   # checkpoints from before decoders were chosen: fastai's
+            if was != (meta['arch'], meta['decoder'], meta['n_classes']):
+                raise ValueError(f"{ck_fn} was trained with {was[0]} under decoder {was[1]} on {was[2]} classes; this run has "
+                                 f"{meta['arch']} under {meta['decoder']} on {meta['n_classes']}: resume with the same config, or start a new --out")
             if m['stage'] >= len(cfg['stages']):
                 raise ValueError(f"{ck_fn} is from stage {m['stage']}, but this config has {len(cfg['stages'])} stages: resume with the same stages")
         elif (out/'final.json').exists():
@@ -203,7 +212,7 @@ def plan_run(cfg:dict, # A config (see `default_config`)
 def _learner(cfg, st, data, out, arch, void, weights, cache=None):
     dls = stage_dls(cfg, st, data, cache)
     learn = seg_learner(dls, arch, void=void, weights=weights, ignore_void=cfg['ignore_void'], pretrained=cfg['pretrained'],
-                        loss=cfg['loss'], loss_weights=cfg['loss_weights'],
+                        loss=cfg['loss'], loss_weights=cfg['loss_weights'], decoder=cfg['decoder'],
                         precision=cfg['precision'], channels_last=cfg['channels_last'], compile=cfg['compile'], wd=st.get('wd', 1e-2), path=out, model_dir='models')
     if st.get('freeze', False) and cfg['pretrained']: learn.freeze()
     else: learn.unfreeze()
@@ -227,7 +236,8 @@ def run_stage(cfg:dict, i:int, st:dict, data:Path, out:Path, arch, void, weights
     elif prev is not None: learn.load(prev, with_opt=False)
     log = RunLog(out, i, st['name'], start)
     lr = slice(*st['lr']) if isinstance(st['lr'], (list, tuple)) else st['lr']
-    more = [*([f"accumulating {cfg['accum']} batches per step"] if cfg['accum'] > 1 else []), *([f"{cfg['comm_hook']} gradients"] if cfg['comm_hook'] else []),
+    more = [f"decoder {cfg['decoder']}", f"aug {learn.dls.aug}",
+            *([f"accumulating {cfg['accum']} batches per step"] if cfg['accum'] > 1 else []), *([f"{cfg['comm_hook']} gradients"] if cfg['comm_hook'] else []),
             *(['synchronised BatchNorm'] if cfg['sync_bn'] else []), *(['channels-last'] if cfg['channels_last'] else []),
             *([f"compiled ({'inductor' if cfg['compile'] is True else cfg['compile']})"] if cfg['compile'] else [])]
     print0(f"stage {i} {st['name']}: {st['sz']} px, batch {st['bs']} per process x {max(1, num_distrib())}, "

@@ -17,10 +17,19 @@ from fastai.layers import MergeLayer, ToTensorBase
 from fastai.vision.models.unet import DynamicUnet, ResizeToOrig
 
 # %% auto #0
-__all__ = ['compile_backends', 'FastUnet', 'fast_unet', 'compile_unet', 'is_compiled', 'CompileUnet', 'speed_up']
+__all__ = ['compile_backends', 'PlainModule', 'FastUnet', 'fast_unet', 'compile_unet', 'is_compiled', 'CompileUnet', 'speed_up']
 
 # %% ../nbs/02d_speed.ipynb #877346e6
-class FastUnet(DynamicUnet):
+class PlainModule(nn.Module):
+    "A module called with plain tensors (fastai's `TensorImage` left at the door) and pickled without its compiled call"
+    def __call__(self, x, *args, **kwargs):
+        "Called with a plain tensor: fastai's `TensorImage` would take every op through `__torch_function__`, which breaks the traced graph"
+        return super().__call__(x.as_subclass(Tensor) if isinstance(x, Tensor) else x, *args, **kwargs)
+    def __getstate__(self):
+        "Pickled (`model.pkl`) without its compiled call: whoever loads it compiles again if they want"
+        return {**super().__getstate__(), '_compiled_call_impl': None}
+
+class FastUnet(PlainModule, DynamicUnet):
     "fastai's `DynamicUnet` with a forward that `torch.compile` traces as one graph: the input passed on explicitly, a plain tensor out"
     def forward(self, x):
         res = x
@@ -29,12 +38,6 @@ class FastUnet(DynamicUnet):
             elif isinstance(l, ResizeToOrig): res = res if res.shape[-2:] == x.shape[-2:] else F.interpolate(res, x.shape[-2:], mode=l.mode)
             elif not isinstance(l, ToTensorBase): res = l(res)
         return res
-    def __call__(self, x, *args, **kwargs):
-        "Called with a plain tensor: fastai's `TensorImage` would take every op through `__torch_function__`, which breaks the traced graph"
-        return super().__call__(x.as_subclass(Tensor) if isinstance(x, Tensor) else x, *args, **kwargs)
-    def __getstate__(self):
-        "Pickled (`model.pkl`) without its compiled call: whoever loads it compiles again if they want"
-        return {**super().__getstate__(), '_compiled_call_impl': None}
 
 def fast_unet(model:nn.Module, # A model; a `DynamicUnet` becomes a `FastUnet`
              )->nn.Module:

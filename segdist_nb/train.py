@@ -13,6 +13,8 @@ from fastai.torch_core import rank_distrib
 from .cache import parse_size
 from .model import precisions
 from .speed import compile_backends
+from .decoders import decoders
+from .data import aug_presets
 from .distributed import comm_hooks, run_name
 from .recipe import *
 
@@ -30,6 +32,9 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--out', help='run folder; default runs/<start time>, the same for every rank')
     p.add_argument('--resume', action='store_true', help='continue the run in --out from its last finished epoch')
     p.add_argument('--arch', help="encoder: a torchvision ResNet (resnet34, the default), a timm model (convnext_tiny, efficientnet_b0, ...) or 'timm:NAME'")
+    p.add_argument('--decoder', type=str.lower, choices=decoders, metavar='DECODER',
+                   help=f"fastai (the seed's self-attention DynamicUnet) or an architecture of segmentation_models.pytorch: {', '.join(decoders[1:])}")
+    p.add_argument('--aug', choices=list(aug_presets), help="augmentation preset: seed (the seed's: any orientation, for tiles), scene (a fixed up: horizontal flips, scale jitter), none")
     p.add_argument('--pretrained', help="'false', 'true' (torch's local cache; torchvision) or a weights file (a state dict, or a timm checkpoint)")
     p.add_argument('--loss', help="ce (the seed's weighted cross-entropy), dice, focal, or a sum such as ce+dice")
     p.add_argument('--loss-weights', help="weights of a sum's terms, comma-separated (e.g. 1,0.5 for ce+dice); default 1 each")
@@ -66,7 +71,7 @@ def config_from_args(argv:list|None=None)->tuple:
     "(config, run folder, resume) from command-line arguments"
     a = train_parser().parse_args(argv)
     cfg = load_config(a.config)
-    for k in ('data', 'arch', 'loss', 'monitor', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep', 'accum', 'comm_hook', 'powersgd_rank', 'powersgd_warmup'):
+    for k in ('data', 'arch', 'decoder', 'aug', 'loss', 'monitor', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep', 'accum', 'comm_hook', 'powersgd_rank', 'powersgd_warmup'):
         v = getattr(a, k)
         if v is not None: cfg[k] = v
     if isinstance(cfg['void'], str) and cfg['void'].isdigit(): cfg['void'] = int(cfg['void'])
