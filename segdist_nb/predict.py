@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/predict.html.md"""
 
 # %% ../nbs/05b_predict.ipynb #2135db9b
 from __future__ import annotations
-import argparse, io, json, sys, warnings
+import argparse, contextlib, inspect, io, json, sys, warnings
 from pathlib import Path
 import numpy as np, torch
 import torch.nn.functional as F
@@ -19,9 +19,9 @@ from .data import seg_palette
 from .speed import compile_unet
 
 # %% auto #0
-__all__ = ['engines', 'palette_png', 'overlay', 'model_size', 'LearnerModel', 'NormalizedModel', 'onnx_proto', 'OnnxModel',
-           'load_model', 'tile_starts', 'tile_weights', 'predict_tiled', 'image_batch', 'predict_masks',
-           'predict_folder', 'segdist_predict']
+__all__ = ['engines', 'palette_png', 'overlay', 'model_size', 'LearnerModel', 'NormalizedModel', 'BinPool', 'bin_pools',
+           'onnx_proto', 'OnnxModel', 'load_model', 'tile_starts', 'tile_weights', 'predict_tiled', 'image_batch',
+           'predict_masks', 'predict_folder', 'segdist_predict']
 
 # %% ../nbs/05b_predict.ipynb #b4cac954
 def palette_png(mask:np.ndarray, # (H, W) class indices
@@ -68,7 +68,7 @@ class LearnerModel:
         norm = first(t for t in learn.dls.after_batch.fs if isinstance(t, Normalize))
         self.mean, self.std = [torch.as_tensor(o).float().reshape(1, -1, 1, 1).to(self.device)
                                for o in ((norm.mean, norm.std) if norm is not None else (0., 1.))]
-        n = get_c(learn.dls) or learn.model[-1][-1].out_channels
+        n = get_c(learn.dls) or len(learn.codes)
         self.codes, self.void, self.sz = getattr(learn, 'codes', None) or [str(i) for i in range(n)], getattr(learn, 'void', None), model_size(learn)
         prec = getattr(learn, 'precision', 'fp32')
         self.amp, self.dtype = bf16 or (self.device.type == 'cuda' and prec in ('fp16', 'bf16')), torch.bfloat16 if bf16 or prec == 'bf16' else torch.float16
@@ -87,21 +87,52 @@ class NormalizedModel(nn.Module):
         self.register_buffer('std', torch.as_tensor(std).float().reshape(1, -1, 1, 1))
     def forward(self, x): return self.model((x - self.mean) / self.std)
 
+class BinPool(nn.Module):
+    "`nn.AdaptiveAvgPool2d` as slices and means: exported to ONNX for one input size, where the TorchScript exporter refuses bins that do not divide it"
+    def __init__(self, size): super().__init__(); self.size = (size, size) if isinstance(size, int) else tuple(size)
+    def forward(self, x):
+        (H, W), (kh, kw) = x.shape[-2:], self.size
+        cut = lambda i, n, k: (i * n // k, ((i + 1) * n + k - 1) // k)   # PyTorch's adaptive bins, floor(i n / k) to ceil((i + 1) n / k): non-negative, as the traced sizes divide by truncation
+        return torch.stack([torch.stack([x[..., slice(*cut(i, H, kh)), slice(*cut(j, W, kw))].mean((-2, -1)) for j in range(kw)], -1)
+                            for i in range(kh)], -2)
+
+@contextlib.contextmanager
+def bin_pools(model:nn.Module):
+    "Within the block, `model`'s adaptive average pools, and `F.interpolate`'s 'area' mode (the same pooling), are `BinPool`s"
+    swap = [(m, k, o) for m in model.modules() for k, o in m.named_children() if isinstance(o, nn.AdaptiveAvgPool2d)]
+    for m, k, o in swap: setattr(m, k, BinPool(o.output_size))
+    interp = F.interpolate
+    def area(*args, **kw):
+        a = inspect.signature(interp).bind(*args, **kw).arguments
+        return BinPool(a['size'])(a['input']) if a.get('mode') == 'area' and a.get('size') is not None else interp(*args, **kw)
+    # SMP's PSPNet pools with F.interpolate(mode='area') when it sees an ONNX export; no hook reaches that call but the
+    # module attribute, replaced for the export alone and restored after
+    F.interpolate = area
+    try: yield
+    finally:
+        F.interpolate = interp
+        for m, k, o in swap: setattr(m, k, o)
+
 def onnx_proto(m:LearnerModel, # A learner's model
                opset:int=17, # ONNX opset
               ):
-    "The model as an ONNX graph in memory: input RGB 0..1 with the normalisation inside, dynamic batch/height/width, its classes in the metadata"
+    "The model as an ONNX graph in memory: input RGB 0..1 with the normalisation inside, dynamic batch/height/width (the training size for PSPNet and UPerNet), its classes in the metadata"
     import onnx
     h, w = m.sz
     if h % 32 or w % 32: raise ValueError(f'the training size {h}x{w} is not a multiple of 32, which the U-Net needs')
-    module, buf = NormalizedModel(m.model.float(), m.mean, m.std).eval(), io.BytesIO()   # traced where the model is (CPU or GPU)
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')   # the TorchScript exporter's notes on traced Python control flow: sizes are padded to multiples of 32
-        torch.onnx.export(module, (torch.rand(1, 3, h, w, device=m.mean.device),), buf, input_names=['image'], output_names=['logits'], opset_version=opset,
-                          dynamic_axes={'image': {0: 'batch', 2: 'height', 3: 'width'}, 'logits': {0: 'batch', 2: 'height', 3: 'width'}},
-                          dynamo=False)
+    module, buf, fixed = NormalizedModel(m.model.float(), m.mean, m.std).eval(), io.BytesIO(), False   # traced where the model is (CPU or GPU)
+    hw = {2: 'height', 3: 'width'}
+    def export(dims):
+        buf.seek(0); buf.truncate()
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')   # the TorchScript exporter's notes on traced Python control flow: sizes are padded to multiples of 32
+            torch.onnx.export(module, (torch.rand(1, 3, h, w, device=m.mean.device),), buf, input_names=['image'], output_names=['logits'], opset_version=opset,
+                              dynamic_axes={'image': dims, 'logits': dims}, dynamo=False)
+    # adaptive pooling to more than one bin (PSPNet, UPerNet) exports for one input size only: a graph of the training size
+    fixed = any(isinstance(o, nn.AdaptiveAvgPool2d) and _hw(o.output_size) != (1, 1) for o in module.modules())
+    with bin_pools(module) if fixed else contextlib.nullcontext(): export({0: 'batch'} if fixed else {0: 'batch', **hw})
     g = onnx.load_from_string(buf.getvalue())
-    meta = dict(codes=json.dumps(list(m.codes)), void=json.dumps(m.void), sz=json.dumps([h, w]), multiple='32',
+    meta = dict(codes=json.dumps(list(m.codes)), void=json.dumps(m.void), sz=json.dumps([h, w]), multiple='32', **({'fixed': json.dumps([h, w])} if fixed else {}),
                 input='image: float32 (N, 3, H, W), RGB, values 0..1 (the normalisation is in the graph); H and W multiples of 32',
                 output='logits: float32 (N, C, H, W), one channel per class of codes; argmax over C is the mask',
                 producer='segdist_nb')
@@ -128,10 +159,14 @@ class OnnxModel:
         if 'codes' not in meta: raise ValueError(f'{fn} has no class names in its metadata: export it with segdist-export')
         self.codes, self.void, self.sz = json.loads(meta['codes']), json.loads(meta.get('void', 'null')), _hw(json.loads(meta['sz']))
         self.multiple, self.device, self.meta = int(meta.get('multiple', 32)), torch.device('cpu'), meta
+        self.fixed = _hw(json.loads(meta['fixed'])) if 'fixed' in meta else None   # a graph of one input size (adaptive pooling)
         self.engine = 'onnx int8' if 'int8' in meta else "onnx"
     def probs(self, x:Tensor)->Tensor:
         "Class probabilities (N, C, H, W) of images `x` (N, 3, H, W) in 0..1; sides padded to a multiple of 32 and cropped back"
         h, w = x.shape[-2:]
+        if self.fixed and (h, w) != self.fixed:
+            raise ValueError(f'this ONNX model takes {self.fixed[0]}x{self.fixed[1]} images only (its adaptive pooling was exported for its training size), '
+                             f'not {h}x{w}: predict whole images, tiles of {self.fixed[0]} (--tile), or use the model.pkl with --engine torch')
         ph, pw = -h % self.multiple, -w % self.multiple
         if ph or pw: x = F.pad(x, (0, pw, 0, ph), mode='replicate')
         out = self.sess.run(None, {self.sess.get_inputs()[0].name: x.detach().cpu().float().numpy()})[0]
@@ -160,7 +195,8 @@ def load_model(model, # `model.pkl`, an exported `.onnx`, a `Learner`, or a mode
     m = LearnerModel(model, cpu, compile=compile, bf16=engine == 'torch-bf16')
     if engine.startswith('torch') or compile or (engine == 'auto' and (m.device.type != 'cpu' or _ort() is None)): return m
     if _ort() is None: raise ImportError('engine onnx needs onnxruntime: pip install "segdist_nb[export]"')
-    return OnnxModel(onnx_proto(m), cpu=m.device.type == 'cpu')
+    om = OnnxModel(onnx_proto(m), cpu=m.device.type == 'cpu')
+    return m if om.fixed else om   # a graph of one size (PSPNet, UPerNet) would refuse tiles of another: PyTorch takes any
 
 # %% ../nbs/05b_predict.ipynb #7f07ac7a
 def tile_starts(n:int, tile:int, stride:int)->list:
