@@ -242,6 +242,10 @@ def bench_parser():
 def segdist_bench(argv:list|None=None):
     "Console entry point `segdist-bench` (and the worker processes it launches)"
     a = bench_parser().parse_args(argv)
+    for k, low in [('cpus', 1), ('gpus', 1), ('sz', 32), ('bs', 1), ('warmup', 0), ('steps', 1), ('reps', 1), ('rounds', 1), ('threads', 1), ('calib', 0),
+                   ('accum', 1), ('num_workers', 0), ('bucket_mb', 1), ('powersgd_rank', 1)]:
+        v = getattr(a, k)
+        if v is not None and v < low: bench_parser().error(f"--{k.replace('_', '-')} {v}: give {low} or more")   # before anything is launched or written
     if a.worker:
         res = bench_worker(json.loads(a.worker))
         if res is not None: Path(a.result).write_text(json.dumps(res))

@@ -45,6 +45,7 @@ def cache_manifest(path:Path|str, # Data set root: file names are stored relativ
                    label_fn:Callable, # Image path -> mask path
                    size:int|tuple|None=None, # Storage size (height, width); None = native
                    reader:MaskReader|None=None, # How masks are read (palette, ignore); None = fastai's `PILMask`
+                   imagery:Imagery|None=None, # What the images are (`DataSpec.imagery`); None: 8-bit pictures
                   )->dict:
     "What a cache of `fns` is made from: each image and mask with its size in bytes and modification time, and the storage size"
     path, items = Path(path), []
@@ -57,6 +58,7 @@ def cache_manifest(path:Path|str, # Data set root: file names are stored relativ
     items.sort()
     man = dict(version=cache_version, size=None if size is None else list(_hw(size)), items=items)
     if reader is not None and not reader.plain: man['masks'] = repr(reader)   # another palette or ignore list: another cache
+    if imagery is not None and not imagery.plain: man['imagery'] = repr(imagery)   # bands at their depth (and which bands): another cache
     return man
 
 def cache_key(man:dict)->str:
@@ -84,15 +86,24 @@ def cache_changes(old:dict, # Manifest the cache was built from
 # %% ../nbs/00b_cache.ipynb #f7175695
 def _fill(args)->list:
     "Decode rows of a cache into its two files (runs in a worker process); the problems found"
-    root, files, size, rows, reader = args
+    root, files, size, rows, reader, im = args
     rsz = Resize(size, method='squish') if size else None
     fds = [os.open(fn, os.O_WRONLY) for fn, _, _ in files]
     probs = []
     try:
         for i, img_fn, msk_fn in rows:
-            img, msk = PILImage.create(root/img_fn), PILMask.create(root/msk_fn if reader is None else reader(root/msk_fn))
-            if rsz is not None: img, msk = rsz(img, split_idx=1), rsz(msk, split_idx=1)
-            arrs = image2tensor(img).numpy(), np.asarray(msk)
+            try:
+                if im is None or im.plain: img, msk = PILImage.create(root/img_fn), PILMask.create(root/msk_fn if reader is None else reader(root/msk_fn))
+                else: img, msk = torch.from_numpy(read_image(root/img_fn, im.bands).transpose(2, 0, 1).copy()), torch.from_numpy(reader(root/msk_fn))
+            except Exception as e:   # the files were not checked (--no-check), or changed since
+                probs.append(f'{root/img_fn} or its mask {root/msk_fn} cannot be read ({type(e).__name__}: {e}): '
+                             f'run segdist-check-data to find every such file, then fix or remove it'); continue
+            if im is not None and not im.plain:   # bands at their depth: resized as tensors, in their own dtype
+                if size: img, msk = resize_bands(img, _hw(size)), resize_bands(msk, _hw(size), mask=True)
+                arrs = img.numpy(), msk.numpy()
+            else:
+                if rsz is not None: img, msk = rsz(img, split_idx=1), rsz(msk, split_idx=1)
+                arrs = image2tensor(img).numpy(), np.asarray(msk)
             for fd, (_, off, shape), a in zip(fds, files, arrs):
                 if a.shape != shape[1:]:
                     probs.append(f"{root/(img_fn if a.ndim == 3 else msk_fn)} is {a.shape[-1]}x{a.shape[-2]}, not {shape[-1]}x{shape[-2]} "
@@ -107,8 +118,7 @@ def _fill(args)->list:
 def _native_size(path:Path, items:list)->tuple:
     "The (height, width) that every image has, from the files' headers; `CacheError` if they differ"
     szs = Counter()
-    for o in items:
-        with Image.open(path/o[0]) as im: szs[im.size[::-1]] += 1
+    for o in items: szs[image_info(path/o[0])[2]] += 1
     if len(szs) > 1:
         eg = ', '.join(f'{w}x{h} ({k} file{"s" * (k > 1)})' for (h, w), k in szs.most_common(3))
         raise CacheError([f'the images have {len(szs)} different sizes ({eg}{", ..." if len(szs) > 3 else ""}): a native-size cache '
@@ -135,20 +145,24 @@ def build_cache(path:Path|str, # Data set root
                 verbose:bool=True, # Print what is built (rank 0)
                 checked:list|None=None, # The class codes the files passed `check_data` with, if they did
                 reader:MaskReader|None=None, # How masks are read (palette, ignore values); None = fastai's `PILMask`
+                imagery:Imagery|None=None, # What the images are (`DataSpec.imagery`); None: 8-bit pictures
                )->Path: # The cache's folder
     "Decode every image/mask pair of `fns` once into `dest/<key>/`, under a temporary name renamed when complete"
     path = Path(path); label_fn = ifnone(label_fn, MaskPath(path)); dest = Path(ifnone(dest, path/'.segdist_cache'))
-    man = cache_manifest(path, fns, label_fn, size, reader)
+    man = cache_manifest(path, fns, label_fn, size, reader, imagery)
     final = dest/cache_key(man)
     if (final/'manifest.json').exists(): return final
     items = man['items']
     if not items: raise CacheError([f'no image files to cache in {path}'])
     h, w = _hw(size) if size is not None else _native_size(path, items)
     n = len(items)
+    made = [d for d in [dest, *dest.parents] if not d.exists()]   # the folders this build creates: removed again if it fails
     try: dest.mkdir(parents=True, exist_ok=True)
     except OSError as e: raise CacheError([f'cannot create the cache folder {dest} ({e.strerror}): pass another folder '
                                            f'(seg_dls(cache=DIR), train.py --cache DIR, segdist-cache --cache-dir DIR)']) from None
-    need, free = n * 4 * h * w, shutil.disk_usage(dest).free
+    bands = imagery is not None and not imagery.plain
+    c, dt = (imagery.n_in, np.dtype(imagery.dtype)) if bands else (3, np.dtype(np.uint8))
+    need, free = n * h * w * (c * dt.itemsize + 1), shutil.disk_usage(dest).free
     if need > free: raise CacheError([f'the cache of {n} pairs at {w}x{h} needs {need / 1e9:.2f} GB, and {dest} has {free / 1e9:.2f} GB '
                                       f'free: free space, choose another folder, or store at a smaller size (item_sz)'])
     _clean_tmp(dest)
@@ -156,8 +170,8 @@ def build_cache(path:Path|str, # Data set root
     shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir()
     try:
         files = []
-        for nm, shape in (('images.npy', (n, 3, h, w)), ('masks.npy', (n, h, w))):
-            mm = np.lib.format.open_memmap(tmp/nm, mode='w+', dtype=np.uint8, shape=shape)
+        for nm, shape, d in (('images.npy', (n, c, h, w), dt), ('masks.npy', (n, h, w), np.uint8)):
+            mm = np.lib.format.open_memmap(tmp/nm, mode='w+', dtype=d, shape=shape)
             files.append((tmp/nm, mm.offset, shape)); del mm
             with open(tmp/nm, 'r+b') as f:
                 try: os.posix_fallocate(f.fileno(), 0, os.fstat(f.fileno()).st_size)
@@ -165,11 +179,12 @@ def build_cache(path:Path|str, # Data set root
                     if e.errno == errno.ENOSPC: raise CacheError([f'{dest} ran out of space reserving {need / 1e9:.2f} GB for the cache: '
                                                                   f'free space or choose another folder']) from None
         nw = ifnone(n_workers, defaults.cpus if n >= 64 else 0)
-        if verbose and rank_distrib() == 0: print(f'cache: decoding {n} image/mask pairs ({w}x{h}, {need / 1e9:.2f} GB) into {final} with {max(1, nw)} process(es)')
+        what = (f'{c} band(s) of {dt.name}' + (f': {dt.itemsize} bytes a value, {dt.itemsize} times the memory of 8-bit images' if dt.itemsize > 1 else '')) if bands else '8-bit RGB'
+        if verbose and rank_distrib() == 0: print(f'cache: decoding {n} image/mask pairs ({w}x{h}, {what}; {need / 1e9:.2f} GB) into {final} with {max(1, nw)} process(es)')
         t0 = time.time()
         rows = [(i, o[0], o[3]) for i, o in enumerate(items)]
         k = max(1, min(256, -(-n // max(1, 4 * nw))))
-        probs = [p for r in parallel(_fill, [(path, files, size, rows[i:i + k], reader) for i in range(0, n, k)], n_workers=nw,
+        probs = [p for r in parallel(_fill, [(path, files, size, rows[i:i + k], reader, imagery) for i in range(0, n, k)], n_workers=nw,
                                      progress=False) for p in r]
         if probs: raise CacheError(probs, str(path))
         (tmp/'manifest.json').write_text(json.dumps(dict(man, shape=[n, h, w], root=str(path.absolute()), checked=checked)))
@@ -179,7 +194,11 @@ def build_cache(path:Path|str, # Data set root
             shutil.rmtree(tmp, ignore_errors=True)
         if verbose and rank_distrib() == 0: print(f'cache: built in {time.time() - t0:.1f} s ({n / (time.time() - t0):.0f} pairs/s)')
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True); raise
+        shutil.rmtree(tmp, ignore_errors=True)
+        for d in made:   # nothing left behind: the cache folder (and its parents) only if this build created them and they are empty
+            try: d.rmdir()
+            except OSError: break
+        raise
     return final
 
 # %% ../nbs/00b_cache.ipynb #f1f69b10
@@ -190,14 +209,14 @@ def _gather(a:np.ndarray, # Mapped array, one item per row
     shape = (len(rows), *a.shape[1:])
     if torch.utils.data.get_worker_info() is None: return torch.from_numpy(a[rows])
     # a worker sends its batch to the training process through shared memory: a tensor made there is not copied again
-    t = torch.empty(0, dtype=torch.uint8).set_(torch.UntypedStorage._new_shared(int(np.prod(shape)))).view(shape)
+    t = torch.empty(0, dtype=torch.uint8).set_(torch.UntypedStorage._new_shared(int(np.prod(shape)) * a.itemsize)).view(torch.from_numpy(a[:0]).dtype).view(shape)
     tn = t.numpy()
     for i, r in enumerate(rows): tn[i] = a[r]
     return t
 
 # %% ../nbs/00b_cache.ipynb #5d51bcec
 class SegCache:
-    "A built cache, mapped read-only: `imgs` (N, 3, H, W) and `msks` (N, H, W) uint8, one row per image file"
+    "A built cache, mapped read-only: `imgs` (N, C, H, W) in the images' dtype (uint8 RGB for pictures) and `msks` (N, H, W) uint8, one row per image file"
     def __init__(self, folder:Path|str, # A folder made by `build_cache`
                  root:Path|str, # The data set root its file names are relative to
                 ):
@@ -241,9 +260,9 @@ def _caches(dest:Path)->list:
     out = [(d, json.loads((d/'manifest.json').read_text())) for d in dest.glob('*/') if (d/'manifest.json').is_file()]
     return sorted(out, key=lambda o: -(o[0]/'manifest.json').stat().st_mtime_ns)
 
-def _prepare(path:Path, fns:list, label_fn:Callable, dest:Path, size, rebuild:bool, n_workers, verbose:bool, checked=None, reader=None)->Path:
+def _prepare(path:Path, fns:list, label_fn:Callable, dest:Path, size, rebuild:bool, n_workers, verbose:bool, checked=None, reader=None, imagery=None)->Path:
     "The folder of the cache of the current files: found, or built after reporting (or refusing) a stale one"
-    man = cache_manifest(path, fns, label_fn, size, reader)
+    man = cache_manifest(path, fns, label_fn, size, reader, imagery)
     final = dest/cache_key(man)
     if (final/'manifest.json').exists():
         m = json.loads((final/'manifest.json').read_text())
@@ -258,7 +277,7 @@ def _prepare(path:Path, fns:list, label_fn:Callable, dest:Path, size, rebuild:bo
         if not rebuild: raise CacheError([f'the cache {old[0][0]} was made from other files: ' + '; '.join(ch) +
                                           f'. Rebuild it (segdist-cache {path}, or seg_cache(..., rebuild=True))'], str(path))
         if verbose and rank_distrib() == 0: print(f'cache: {old[0][0]} is stale (' + '; '.join(ch) + '): rebuilding')
-    folder = build_cache(path, fns, label_fn, dest, size, n_workers, verbose, checked, reader)
+    folder = build_cache(path, fns, label_fn, dest, size, n_workers, verbose, checked, reader, imagery)
     for d, _ in old: shutil.rmtree(d, ignore_errors=True)
     return folder
 
@@ -273,12 +292,13 @@ def seg_cache(path:Path|str, # Data set root
               verbose:bool=True, # Print builds and stale caches (rank 0)
               checked:list|None=None, # The class codes the files passed `check_data` with, if they just did
               reader:MaskReader|None=None, # How masks are read (a `DataSpec`'s `reader`); None = fastai's `PILMask`
+              imagery:Imagery|None=None, # What the images are (a `DataSpec`'s `imagery`); None: 8-bit pictures
              )->SegCache:
     "The cache of the image/mask pairs under `path`: opened when it matches the files, else built (rank 0 first under DDP)"
     path = Path(path)
     fns, label_fn = ifnone(fns, get_image_files(path/'images')), ifnone(label_fn, MaskPath(path))
     dest = Path(ifnone(cache_dir, path/'.segdist_cache'))
-    make = partial(_prepare, path, fns, label_fn, dest, size, rebuild, n_workers, verbose, checked, reader)
+    make = partial(_prepare, path, fns, label_fn, dest, size, rebuild, n_workers, verbose, checked, reader, imagery)
     if num_distrib() <= 1: return SegCache(make(), path)
     with no_random(): folder = rank0_first(make)   # its dummy Learner draws random numbers: keep the run's random state
     return SegCache(folder, path)
@@ -286,12 +306,12 @@ def seg_cache(path:Path|str, # Data set root
 # %% ../nbs/00b_cache.ipynb #6ffc8854
 def cache_checked(path:Path|str, # Data set root
                   codes:list, # The class codes the check would use
-                  fns:list|None=None, label_fn:Callable|None=None, cache_dir:Path|str|None=None, size=None, reader=None, # As for `seg_cache`
+                  fns:list|None=None, label_fn:Callable|None=None, cache_dir:Path|str|None=None, size=None, reader=None, imagery=None, # As for `seg_cache`
                  )->bool:
     "Whether the cache of the current files exists and records that they passed `check_data` with `codes`"
     path = Path(path)
     fns, label_fn = ifnone(fns, get_image_files(path/'images')), ifnone(label_fn, MaskPath(path))
-    try: fn = Path(ifnone(cache_dir, path/'.segdist_cache'))/cache_key(cache_manifest(path, fns, label_fn, size, reader))/'manifest.json'
+    try: fn = Path(ifnone(cache_dir, path/'.segdist_cache'))/cache_key(cache_manifest(path, fns, label_fn, size, reader, imagery))/'manifest.json'
     except CacheError: return False
     return fn.exists() and json.loads(fn.read_text()).get('checked') == list(codes)
 
@@ -320,7 +340,7 @@ def segdist_cache(data:str, # Data set folder (with data.yaml, or images/, label
         use = [s for s in ('train', 'valid') if s in spec.splits]
         fns = [f for s in use for f in (spec.files(s) if no_check else check_spec(spec, n_workers, use)[s])]
         c = seg_cache(spec.root, fns, spec.label_fn(use), cache_dir, size, n_workers=n_workers, checked=None if no_check else spec.codes,
-                      reader=spec.reader)
+                      reader=spec.reader, imagery=spec.imagery)
     except SpecError as e: print(e, file=sys.stderr); raise SystemExit(2)
     except (DataError, ValueError) as e: print(e); raise SystemExit(1)
     print(f'{c}: ready')

@@ -13,7 +13,8 @@ from fastcore.all import *
 from fastai.vision.all import *
 
 # %% auto #0
-__all__ = ['fit_one_cycle_from', 'atomic_save', 'AtomicSaveModel', 'EpochCheckpoint', 'load_checkpoint']
+__all__ = ['fit_one_cycle_from', 'prev_path', 'atomic_save', 'AtomicSaveModel', 'EpochCheckpoint', 'load_checkpoint',
+           'resume_point']
 
 # %% ../nbs/04b_checkpoint.ipynb #3ca2196f
 def fit_one_cycle_from(learn:Learner, n_epoch:int, # The stage's total epochs
@@ -31,13 +32,20 @@ def fit_one_cycle_from(learn:Learner, n_epoch:int, # The stage's total epochs
     learn.fit(n_epoch - start_epoch, cbs=ParamScheduler(scheds) + L(cbs), wd=wd)
 
 # %% ../nbs/04b_checkpoint.ipynb #146ca732
+def prev_path(fn:Path|str)->Path:
+    "Where `atomic_save(..., keep_prev=True)` keeps the file `fn` held before: `last.pth` -> `last.prev.pth`"
+    fn = Path(fn); return fn.with_name(f'{fn.stem}.prev{fn.suffix}')
+
 def atomic_save(obj, # What to `torch.save`
                 fn:Path|str, # Destination; written as `fn.tmp` then renamed
+                keep_prev:bool=False, # Keep the file `fn` held until now as `prev_path(fn)`
                ):
-    "`torch.save` to a temporary file in the same folder, then rename it over `fn`"
+    "`torch.save` to a temporary file in the same folder, flushed to the disk, then renamed over `fn` (keeping the old one when asked)"
     fn = Path(fn)
     tmp = fn.with_name(fn.name + '.tmp')
-    torch.save(obj, tmp)
+    with open(tmp, 'wb') as f:
+        torch.save(obj, f); f.flush(); os.fsync(f.fileno())   # on the disk before the rename: a power cut cannot leave a renamed, empty file
+    if keep_prev and fn.exists(): os.replace(fn, prev_path(fn))
     os.replace(tmp, fn)
 
 class AtomicSaveModel(SaveModelCallback):
@@ -62,7 +70,7 @@ class EpochCheckpoint(Callback):
         if rank_distrib(): return
         meta = dict(self.meta or {}, stage=self.stage, epoch=self.start_epoch + self.epoch,
                     n_epoch=self.start_epoch + self.n_epoch, best=getattr(self.tracker, 'best', None))
-        atomic_save(dict(model=get_model(self.model).state_dict(), opt=self.opt.state_dict(), meta=meta), self.path)
+        atomic_save(dict(model=get_model(self.model).state_dict(), opt=self.opt.state_dict(), meta=meta), self.path, keep_prev=True)
 
 def load_checkpoint(fn:Path|str, # Checkpoint written by `EpochCheckpoint`
                    )->dict:
@@ -71,6 +79,17 @@ def load_checkpoint(fn:Path|str, # Checkpoint written by `EpochCheckpoint`
     ok = [L, getattr(np, '_core', np.core).multiarray.scalar, np.dtype, *[getattr(np.dtypes, o) for o in np.dtypes.__all__]]
     try:
         with torch.serialization.safe_globals(ok): ck = torch.load(fn, map_location='cpu', weights_only=True)
-    except Exception as e: raise ValueError(f'{fn} is not a readable checkpoint ({e}): remove it to start again') from None
+    except Exception as e: raise ValueError(f'{fn} is not a readable checkpoint ({type(e).__name__}: {str(e)[:150]})') from None
     if not isinstance(ck, dict) or set(ck) != {'model', 'opt', 'meta'}: raise ValueError(f'{fn} is not a segdist_nb checkpoint')
     return ck
+
+def resume_point(fn:Path|str, # The checkpoint `EpochCheckpoint` writes (`ckpt/last.pth`)
+                )->tuple: # (checkpoint or None, what happened to the last one: None when it was read)
+    "The last readable checkpoint: `fn`, or the one before it (`prev_path(fn)`) when `fn` is missing or cannot be read"
+    fn, why = Path(fn), None
+    for f in (fn, prev_path(fn)):
+        if not f.exists():
+            why = why or f'{fn} does not exist'; continue
+        try: return load_checkpoint(f), why
+        except ValueError as e: why = why or str(e)
+    return None, why

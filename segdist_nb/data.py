@@ -9,7 +9,8 @@ from __future__ import annotations
 import json, os, random
 from collections import Counter
 from pathlib import Path
-import numpy as np
+import numpy as np, tifffile, torch
+import torch.nn.functional as F
 from PIL import Image, ImageDraw
 from fastcore.all import *
 from fastai.data.all import *
@@ -18,9 +19,10 @@ from fastai.distributed import rank0_first
 
 # %% auto #0
 __all__ = ['synth_codes', 'ignore_index', 'mask_layouts', 'aug_presets', 'make_synthetic', 'synthetic_once', 'DataError',
-           'read_codes', 'MaskPath', 'SplitMasks', 'ReplaceInPath', 'MaskError', 'MaskReader', 'check_root',
-           'layout_hint', 'check_pairs', 'check_data', 'seg_palette', 'seg_tfms', 'valid_txt_splitter',
-           'default_splitter', 'check_split']
+           'read_codes', 'MaskPath', 'SplitMasks', 'ReplaceInPath', 'MaskError', 'palette_colours', 'MaskReader',
+           'is_tiff', 'read_image', 'image_info', 'Imagery', 'imagery', 'resize_bands', 'check_root', 'layout_hint',
+           'check_pairs', 'check_data', 'seg_palette', 'seg_tfms', 'valid_txt_splitter', 'default_splitter',
+           'check_split']
 
 # %% ../nbs/00_data.ipynb #2f322ce6
 synth_codes = ['background', 'circle', 'square', 'triangle', 'void']
@@ -166,61 +168,83 @@ ignore_index = 255   # what `MaskReader` makes of ignored pixels; the loss's `ig
 class MaskError(ValueError):
     "A mask that cannot be read as class indices: the message names the file and the fix"
 
-_bad_mask_modes = {'CMYK', 'YCbCr', 'LAB', 'HSV', 'LA', 'PA'}
+_bad_mask_modes = {'CMYK', 'YCbCr', 'LAB', 'HSV'}
 _colour_modes = {'RGB', 'RGBA'}
 
 def _rgb_key(a:np.ndarray)->np.ndarray: return (a[..., 0].astype(np.int64) << 16) | (a[..., 1].astype(np.int64) << 8) | a[..., 2]
 
+def palette_colours(palette:list, # One entry per class: a grey level (0..255) or an [r, g, b] colour
+                   )->np.ndarray: # (n, 3) int64
+    "A palette's colours as RGB, grey levels `g` as `(g, g, g)`: the colour each class shows on screen"
+    try: cols = [[int(o)] * 3 if np.ndim(o) == 0 else [int(v) for v in o] for o in palette]
+    except (TypeError, ValueError): cols = None
+    if cols is None or any(len(c) != 3 or min(c) < 0 or max(c) > 255 for c in cols):
+        raise ValueError(f'palette {palette!r}: give one entry per class, a grey level 0..255 or an [r, g, b] colour')
+    return np.array(cols, np.int64).reshape(-1, 3)
+
+def _fits(vals:list, n:int)->str:
+    "The palette: line that maps a few grey levels to `n` classes, when they fit"
+    return f' They look like grey levels, one per class: add palette: [{", ".join(map(str, vals))}] to data.yaml.' if 1 < len(vals) <= n else ''
+
 class MaskReader:
     "Read a mask file as an (H, W) uint8 array of class indices 0..n-1, with `ignore_index` where it is to be ignored"
     def __init__(self, n:int, # Number of classes
-                 palette:list|np.ndarray|None=None, # One RGB colour per class, for colour-coded masks
+                 palette:list|np.ndarray|None=None, # One entry per class, a grey level or an RGB colour, for masks coded by what they show
                  ignore:list=(), # Pixel values (index masks) or RGB colours (colour masks) that are no class
                  where:str='codes.txt', # Where the classes come from, for messages
+                 tolerance:float=0, # With a palette: a pixel takes the nearest palette colour within this distance (lossy masks, e.g. JPEG)
                 ):
-        self.n, self.where = int(n), where
+        self.n, self.where, self.tolerance = int(n), where, float(tolerance)
         self.ignore = [o if isinstance(o, (int, np.integer)) else tuple(int(v) for v in o) for o in ignore]
-        self.palette = None if palette is None else np.asarray(palette, dtype=np.int64).reshape(-1, 3)
+        self.palette = None if palette is None else palette_colours(palette)
         if self.n > ignore_index: raise ValueError(f'{self.n} classes: at most {ignore_index} fit in 8-bit masks with an ignore value')
         if self.palette is not None and len(self.palette) != self.n:
             raise ValueError(f'the palette has {len(self.palette)} colours for {self.n} classes: give one colour per class')
+        if self.tolerance < 0 or (self.tolerance and self.palette is None): raise ValueError(f'tolerance {tolerance}: give a distance of 0 or more, with a palette')
         bad = [o for o in self.ignore if isinstance(o, int) and 0 <= o < self.n]
         if bad: raise ValueError(f'ignore value {bad[0]} is class {bad[0]} ({where}): a class cannot be ignored; make it the void class instead')
         self.lut = np.full(256, -1, np.int16); self.lut[:self.n] = np.arange(self.n)
         for o in self.ignore:
             if isinstance(o, int) and 0 <= o < 256: self.lut[o] = ignore_index
         if self.palette is not None:   # sorted colour keys (the palette's, then ignored colours) and the index each maps to
-            ic = np.array([c for c in self.ignore if isinstance(c, tuple)], np.int64).reshape(-1, 3)
-            keys, vals = _rgb_key(np.concatenate([self.palette, ic])), np.r_[np.arange(self.n), np.full(len(ic), ignore_index)]
-            o = np.argsort(keys); self.keys, self.vals = keys[o], vals[o]
-    def __repr__(self): return f'MaskReader({self.n}, palette={None if self.palette is None else self.palette.tolist()}, ignore={self.ignore})'
+            ic = np.array([c if isinstance(c, tuple) else (c, c, c) for c in self.ignore], np.int64).reshape(-1, 3)
+            self.cols, self.cvals = np.concatenate([self.palette, ic]), np.r_[np.arange(self.n), np.full(len(ic), ignore_index)]
+            keys = _rgb_key(self.cols)
+            o = np.argsort(keys); self.keys, self.vals = keys[o], self.cvals[o]
+    def __repr__(self):
+        return (f'MaskReader({self.n}, palette={None if self.palette is None else self.palette.tolist()}, ignore={self.ignore}'
+                + (f', tolerance={self.tolerance:g}' if self.tolerance else '') + ')')
     @property
     def plain(self)->bool:
         "Whether masks are read as fastai's `PILMask` reads single-channel ones (no palette, nothing ignored)"
         return self.palette is None and not self.ignore
     def _colours(self, a:np.ndarray, fn)->np.ndarray:
-        k = _rgb_key(a[..., :3])
-        i = np.clip(np.searchsorted(self.keys, k), 0, len(self.keys) - 1)
-        ok = self.keys[i] == k
+        "Class indices of the colours `a` (H, W, 3): exactly the palette's, or the nearest within `tolerance`"
+        u, inv = np.unique(_rgb_key(a[..., :3]), return_inverse=True)   # each distinct colour once: masks have few
+        i = np.clip(np.searchsorted(self.keys, u), 0, len(self.keys) - 1)
+        ok, out = self.keys[i] == u, self.vals[i]
+        if not ok.all() and self.tolerance:
+            rgb = np.stack([u >> 16, (u >> 8) & 255, u & 255], 1)
+            d = np.sqrt(((rgb[:, None, :] - self.cols[None]) ** 2).sum(-1))   # distance to every palette (and ignored) colour
+            j = d.argmin(1); near = d[np.arange(len(u)), j] <= self.tolerance
+            out = np.where(ok, out, self.cvals[j]); ok = ok | near
         if not ok.all():
-            u, c = np.unique(k[~ok], return_counts=True)
-            o = np.argsort(-c)[:3]
-            eg = ', '.join(f'({u[j] >> 16}, {(u[j] >> 8) & 255}, {u[j] & 255}) on {c[j]:,} pixels' for j in o)
-            raise MaskError(f'mask {fn} has {len(u)} colour(s) not in the palette: {eg}: add each to palette: (a class) or to '
-                            f'ignore: in data.yaml, or fix the mask')
-        return self.vals[i].astype(np.uint8)
+            cnt = np.bincount(inv.ravel(), minlength=len(u))
+            bad = np.flatnonzero(~ok); o = bad[np.argsort(-cnt[bad])][:3]
+            eg = ', '.join(f'({u[j] >> 16}, {(u[j] >> 8) & 255}, {u[j] & 255}) on {cnt[j]:,} pixels' for j in o)
+            far = f' farther than tolerance {self.tolerance:g} from every palette colour' if self.tolerance else ' not in the palette'
+            raise MaskError(f'mask {fn} has {cnt[bad].sum():,} pixels of {len(bad)} colour(s){far}: {eg}: add each to palette: (a class) or to '
+                            f'ignore: in data.yaml' + ('' if self.tolerance else ', give a tolerance: for lossy (JPEG) masks') + ', or fix the mask')
+        return out[inv].reshape(a.shape[:2]).astype(np.uint8)
     def __call__(self, fn:Path|str, # Mask file
                 )->np.ndarray:
         "The class indices of mask `fn`; `MaskError` when it cannot be read as such"
         with Image.open(fn) as m:
             m.load()
             if m.mode in _bad_mask_modes: raise MaskError(f'mask {fn} has mode {m.mode}: save it as one 8-bit channel of class indices')
-            if self.palette is not None:
-                if m.mode not in _colour_modes | {'P'}:
-                    raise MaskError(f'mask {fn} is not colour-coded (mode {m.mode}) but the data set has a palette: remove palette: '
-                                    f'from data.yaml for index masks')
+            if self.palette is not None:   # by the colour each pixel shows: palette images through their palette, grey as grey
                 return self._colours(np.asarray(m.convert('RGB')), fn)
-            if m.mode in _colour_modes:
+            if m.mode in _colour_modes | {'LA', 'PA'}:
                 raise MaskError(f'mask {fn} is colour-coded (mode {m.mode}): give one colour per class as palette: in data.yaml '
                                 f'(a list of [r, g, b], or a file such as label_colors.txt), or convert it to an index mask, one '
                                 f'8-bit channel whose pixel value is the class index (line of codes.txt)')
@@ -233,27 +257,109 @@ class MaskReader:
         if (out < 0).any():
             bad = np.unique(a[out < 0])
             raise MaskError(f'mask {fn} has values {bad[:8].tolist()} outside 0..{self.n-1} ({self.n} classes in {self.where}): '
-                            f'fix the mask, add those classes to {self.where}, or list values that are no class under ignore: in data.yaml')
+                            f'fix the mask, add those classes to {self.where}, or list values that are no class under ignore: in data.yaml.'
+                            + _fits(np.unique(a).tolist(), self.n))
         return out.astype(np.uint8)
+
+# %% ../nbs/00_data.ipynb #ed9b76b3
+def is_tiff(fn:Path|str)->bool: return Path(fn).suffix.lower() in ('.tif', '.tiff')
+
+_pil_depth = {'1': ('uint8', 1), 'L': ('uint8', 1), 'P': ('uint8', 1), 'LA': ('uint8', 2), 'PA': ('uint8', 2), 'RGB': ('uint8', 3),
+              'YCbCr': ('uint8', 3), 'RGBA': ('uint8', 4), 'RGBX': ('uint8', 4), 'CMYK': ('uint8', 4), 'I;16': ('uint16', 1),
+              'I;16L': ('uint16', 1), 'I;16B': ('uint16', 1), 'I;16N': ('uint16', 1), 'I': ('int32', 1), 'F': ('float32', 1)}
+
+def _hwc(a:np.ndarray, axes:str, fn)->np.ndarray:
+    "`a`, whose dimensions tifffile names `axes` (YX, YXS, SYX, CYX, ...), as (H, W, C)"
+    other = [i for i, c in enumerate(axes) if c not in 'YX']
+    if len(other) > 1 or 'Y' not in axes or 'X' not in axes:
+        raise ValueError(f'image {fn} has dimensions {axes} {a.shape}: give 2-D images, with bands (one file per image)')
+    a = np.moveaxis(a, [axes.index('Y'), axes.index('X'), *other], list(range(2 + len(other))))
+    return a.reshape(a.shape[0], a.shape[1], -1)
+
+def read_image(fn:Path|str, # An image file
+               bands:list|None=None, # Bands to keep, in this order, numbered from 1; None: all
+              )->np.ndarray: # (H, W, C) at the file's own depth
+    "An image at its own depth and with all its bands (or those of `bands`): TIFFs with tifffile, others with PIL"
+    if is_tiff(fn):
+        with tifffile.TiffFile(fn) as t:
+            s = t.series[0]; a = _hwc(s.asarray(), s.axes, fn)
+    else:
+        with Image.open(fn) as im:
+            if im.mode == 'P' or im.mode == 'PA': im = im.convert('RGBA' if 'A' in im.mode else 'RGB')
+            a = np.asarray(im)
+        if a.dtype.byteorder == '>': a = a.astype(a.dtype.newbyteorder('='))   # I;16B
+        if a.ndim == 2: a = a[..., None]
+    if bands is not None:
+        bad = [b for b in bands if not 1 <= b <= a.shape[2]]
+        if bad: raise ValueError(f'image {fn} has {a.shape[2]} band(s): bands {bad} (bands: in data.yaml) are not among 1..{a.shape[2]}')
+        a = a[..., [b - 1 for b in bands]]
+    return np.ascontiguousarray(a)
+
+def image_info(fn:Path|str, # An image file
+              )->tuple: # (numpy dtype name, bands, (height, width))
+    "An image's depth, band count and size, from its header"
+    if is_tiff(fn):
+        with tifffile.TiffFile(fn) as t: s = t.series[0]; shape, axes, dt = s.shape, s.axes, s.dtype.name
+        other = [shape[i] for i, c in enumerate(axes) if c not in 'YX']
+        return dt, int(np.prod(other)) if other else 1, (shape[axes.index('Y')], shape[axes.index('X')])
+    with Image.open(fn) as im: return (*_pil_depth.get(im.mode, ('uint8', 3)), im.size[::-1])
+
+# %% ../nbs/00_data.ipynb #f86ece80
+class Imagery:
+    "What a data set's images are: 8-bit pictures read as fastai reads them (`plain`), or bands at their depth"
+    def __init__(self, dtype:str='uint8', # The images' numpy dtype
+                 n:int=3, # Their band count
+                 bands:list|None=None, # The bands kept, numbered from 1 (`bands:`); None: all
+                 tiff:bool=False, # TIFF files (an 8-bit 4-band TIFF is bands, an 8-bit RGBA PNG a picture)
+                ):
+        store_attr()
+        self.plain = bands is None and dtype == 'uint8' and (n in (1, 3) or not tiff)
+    @property
+    def n_in(self)->int:
+        "Channels into the model: 3 for pictures (fastai makes every one RGB), else the bands kept"
+        return 3 if self.plain else len(self.bands) if self.bands else self.n
+    @property
+    def kind(self)->str: return '8-bit picture' if self.plain else f'{self.dtype}, {self.n} band(s)'
+    def __eq__(self, o): return isinstance(o, Imagery) and (self.kind, self.bands) == (o.kind, o.bands)
+    def __repr__(self): return f'Imagery({self.kind}' + (f', bands {self.bands}' if self.bands else '') + ')'
+
+def imagery(fn:Path|str, # An image of the data set
+            bands:list|None=None, # `bands:` of its description
+           )->Imagery:
+    "The `Imagery` of the data set that `fn` is an image of, from its header"
+    dt, n, _ = image_info(fn)
+    return Imagery(dt, n, list(bands) if bands else None, is_tiff(fn))
+
+# %% ../nbs/00_data.ipynb #0f977beb
+def resize_bands(x:torch.Tensor, # (C, H, W) bands, or an (H, W) mask, any dtype
+                 size:tuple, # (height, width)
+                 mask:bool=False, # Nearest neighbour (a mask); else bilinear, antialiased as PIL resizes
+                )->torch.Tensor:
+    "`x` squished to `size`, in its own dtype (integers rounded): fastai's `Resize(method='squish')` for bands at their depth"
+    if tuple(x.shape[-2:]) == tuple(size): return x
+    y = x[None] if mask else x[None].float()
+    y = F.interpolate(y[:, None] if mask else y, size=tuple(size), mode='nearest' if mask else 'bilinear', antialias=not mask, align_corners=None if mask else False)
+    y = y[0, 0] if mask else y[0]
+    return y if x.dtype.is_floating_point else y.round().clamp(torch.iinfo(x.dtype).min, torch.iinfo(x.dtype).max).to(x.dtype)
 
 # %% ../nbs/00_data.ipynb #14a6476c
 def _check_pair(args):
-    "Problems of one (image, mask, reader) triple, reading each file once"
+    "Problems of one (image, mask, reader) triple, reading each file once: [(message, the image when a file cannot be read, else None)], image kind"
     img_fn, msk_fn, reader = args
-    probs, isz = [], None
+    probs, isz, kind = [], None, None
     try:
-        with Image.open(img_fn) as im: im.load(); isz = im.size
+        a = read_image(img_fn); isz, kind = a.shape[1::-1], Imagery(a.dtype.name, a.shape[2], tiff=is_tiff(img_fn)).kind
     except Exception as e:
-        probs.append(f'image {img_fn} is unreadable or truncated ({e}): re-export it or remove it with its mask')
+        probs.append((f'image {img_fn} is unreadable or truncated ({e}): re-export it or remove it with its mask', img_fn))
     try: a = reader(msk_fn)
-    except MaskError as e: return probs + [str(e)]
+    except MaskError as e: return probs + [(str(e), None)], kind
     except Exception as e:
-        return probs + [f'mask {msk_fn} is unreadable or truncated ({e}): re-export it or remove it with its image']
+        return probs + [(f'mask {msk_fn} is unreadable or truncated ({e}): re-export it or remove it with its image', img_fn)], kind
     msz = a.shape[::-1]
     if isz is not None and isz != msz:
-        probs.append(f'image {img_fn} is {isz[0]}x{isz[1]} but its mask {msk_fn} is {msz[0]}x{msz[1]}: '
-                     f'resize the mask (nearest neighbour) or the image so they match')
-    return probs
+        probs.append((f'image {img_fn} is {isz[0]}x{isz[1]} but its mask {msk_fn} is {msz[0]}x{msz[1]}: '
+                      f'resize the mask (nearest neighbour) or the image so they match', None))
+    return probs, kind
 
 # %% ../nbs/00_data.ipynb #2ddbb95f
 def check_root(path:Path|str, # Data set root
@@ -298,6 +404,7 @@ def check_pairs(fns:list, # Image files
                 n_workers:int|None=None, # Processes that read files; default: all cores when there are many files
                 images:set|None=None, # Every image file of the data set: files that are images are not orphan masks
                 expected:set|None=None, # Every mask of the data set (all splits): the others in their folders are orphans
+                unreadable:list|None=None, # Pairs whose image or mask cannot be read are noted here as (image, reason) instead of being problems
                )->list: # The problems found
     "Every problem of the pairs (image, `label_fn(image)`), and the masks in their folders that no image maps to"
     msks = [Path(label_fn(o)) for o in fns]
@@ -314,7 +421,15 @@ def check_pairs(fns:list, # Image files
                 probs.append(f'mask {m} has no image (no image file maps to it): add the image or remove the mask')
     if n_workers is None: n_workers = 0 if len(pairs) < 500 else min(defaults.cpus, 8)
     res = parallel(_check_pair, pairs, n_workers=n_workers, chunksize=64, progress=False)
-    return probs + [p for r in res for p in r]
+    for p, f in (o for r, _ in res for o in r):
+        if f is not None and unreadable is not None: unreadable.append((Path(f), p))
+        else: probs.append(p)
+    kinds = {}
+    for (f, _, _), (_, k) in zip(pairs, res):
+        if k is not None: kinds.setdefault(k, f)
+    if len(kinds) > 1: probs.append(f'the images are of {len(kinds)} kinds, ' + ', '.join(f'{f} ({k})' for k, f in kinds.items()) +
+                                    ': a data set has one depth and one band count; convert the others to it')
+    return probs
 
 def check_data(path:Path|str, # Data set root
                codes:list|None=None, # Class names; default: read `path/codes.txt`
@@ -355,12 +470,13 @@ aug_presets = dict(   # `aug_transforms` arguments of each preset (`aug:`, --aug
 
 def seg_tfms(sz:int|tuple, # Training size (the seed's `size`)
              aug:str='seed', # A preset of `aug_presets`: 'seed' (tiles: any orientation), 'scene' (a fixed up), 'none'
+             stats:tuple|None=None, # (mean, std) per band of `Normalize`; default ImageNet's
             )->list:
-    "The batch transforms: the preset's `aug_transforms` (resizing to `sz`), then ImageNet `Normalize`"
+    "The batch transforms: the preset's `aug_transforms` (resizing to `sz`), then `Normalize` (ImageNet's, or the bands' own statistics)"
     if aug not in aug_presets: raise ValueError(f"aug={aug!r}: choose one of {', '.join(aug_presets)} (--aug, aug: in a config or data.yaml)")
     kw = dict(size=sz, mode='bilinear', pad_mode='reflection', align_corners=True)
     p = aug_presets[aug]
-    return [*(aug_transforms(mult=1.0, **p, **kw) if p else [AffineCoordTfm(**kw)]), Normalize.from_stats(*imagenet_stats)]
+    return [*(aug_transforms(mult=1.0, **p, **kw) if p else [AffineCoordTfm(**kw)]), Normalize.from_stats(*ifnone(stats, imagenet_stats))]
 
 # %% ../nbs/00_data.ipynb #9d4c7bd8
 def valid_txt_splitter(path:Path|str, # Data set root holding `valid.txt`

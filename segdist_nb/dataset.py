@@ -6,10 +6,10 @@ Docs: https://segdist.github.io/segdist_nb/dataset.html.md"""
 
 # %% ../nbs/00a_dataset.ipynb #8f99f4e7
 from __future__ import annotations
-import csv, os, sys
+import csv, json, os, shutil, sys
 from collections import Counter
 from pathlib import Path
-import numpy as np, yaml
+import numpy as np, tifffile, yaml
 from PIL import Image
 from fastcore.all import *
 from fastai.vision.all import *
@@ -17,11 +17,12 @@ from .data import *
 
 # %% auto #0
 __all__ = ['spec_keys', 'split_keys', 'split_names', 'default_labels', 'layouts', 'cityscapes_names', 'voc_names', 'mask_names',
-           'palette_files', 'SpecError', 'read_palette', 'DataSplit', 'DataSpec', 'load_data', 'copy_layout',
-           'check_spec', 'find_layout', 'layout_yaml', 'suggest_hint', 'segdist_check_data']
+           'palette_files', 'imagery_kinds', 'SpecError', 'read_palette', 'DataSplit', 'DataSpec', 'load_data',
+           'copy_layout', 'check_spec', 'find_layout', 'layout_yaml', 'suggest_hint', 'copy_imagery',
+           'segdist_check_data', 'valid_split']
 
 # %% ../nbs/00a_dataset.ipynb #717c7a5d
-spec_keys = ('path', 'names', 'codes', 'void', 'ignore', 'palette', 'aug', 'images', 'labels', 'train', 'valid', 'test')
+spec_keys = ('path', 'names', 'codes', 'void', 'ignore', 'palette', 'tolerance', 'bands', 'aug', 'images', 'labels', 'train', 'valid', 'test')
 split_keys = ('images', 'list', 'labels', 'strip')
 split_names = ('train', 'valid', 'test')
 default_labels = 'labels/{stem}_P{suffix}'
@@ -89,13 +90,24 @@ class DataSpec:
                  desc:dict|None=None, # What it said
                 ):
         store_attr()
-        self.reader = MaskReader(len(codes), palette, ignore, str(file) if file else 'codes.txt')
+        self.reader = MaskReader(len(codes), palette, ignore, str(file) if file else 'codes.txt', (desc or {}).get('tolerance') or 0)
     @property
     def has_valid(self)->bool: return 'valid' in self.splits
     @property
     def aug(self)->str|None:
         "The augmentation preset that fits the data (`aug:`), or None"
         return (self.desc or {}).get('aug')
+    @property
+    def bands(self)->list|None:
+        "The image bands kept, in order, numbered from 1 (`bands:`); None: all"
+        return (self.desc or {}).get('bands')
+    @property
+    def imagery(self)->Imagery:
+        "What the images are (8-bit pictures, or bands at their depth), from the first training image's header"
+        if getattr(self, '_imagery', None) is None:
+            fns = self.files('train')
+            self._imagery = imagery(fns[0], self.bands) if fns else Imagery()
+        return self._imagery
     def files(self, split:str='train')->list: return self.splits[split].files()
     def label_fn(self, splits:list|None=None)->Callable:
         "Image -> mask for the images of `splits` (default: all): one `MaskPath`, or `SplitMasks` when they differ"
@@ -106,7 +118,8 @@ class DataSpec:
         return fs[0] if len(fs) == 1 else SplitMasks(fs)
     def to_dict(self)->dict:
         "The description as used (for a run's config.json)"
-        return dict(root=str(self.root), file=str(self.file) if self.file else None, codes=list(self.codes), void=self.void, aug=self.aug,
+        return dict(root=str(self.root), file=str(self.file) if self.file else None, codes=list(self.codes), void=self.void, aug=self.aug, bands=self.bands,
+                    imagery=repr(self.imagery), band_stats=getattr(self, 'stats', None),
                     ignore=[list(o) if isinstance(o, tuple) else o for o in self.ignore], palette=self.palette,
                     splits={k: dict(images=str(s.images), list=str(s.lst) if s.lst else None, labels=getattr(s.label_fn, 'tmpl', repr(s.label_fn)), strip=getattr(s.label_fn, 'strip', ''))
                             for k, s in self.splits.items()})
@@ -143,8 +156,8 @@ def _classes(root:Path, d:dict, where:str)->tuple:
     elif 'codes' in d or pnames is None: codes = read_codes(root/d.get('codes', 'codes.txt'))
     else: codes = pnames
     if pal is not None:
-        try: pal = np.asarray(pal, dtype=np.int64).reshape(-1, 3).tolist()
-        except ValueError: raise SpecError([f'{where}: palette: give one [r, g, b] per class, or a file']) from None
+        try: pal = palette_colours(pal).tolist()
+        except ValueError: raise SpecError([f'{where}: palette: give one entry per class, a grey level 0..255 or an [r, g, b] colour, or a file']) from None
         if len(pal) != len(codes): raise SpecError([f'{where}: palette: {len(pal)} colours for {len(codes)} classes: give one colour per class'])
     return codes, pal
 
@@ -161,6 +174,12 @@ def _spec_file(fn:Path, images:str|None=None, labels:str|None=None)->DataSpec:
     void = d.get('void')
     if void is not None and not (void in codes or (isinstance(void, int) and 0 <= void < len(codes))):
         raise SpecError([f'{fn}: void: {void!r} is not one of the classes {codes}: give its name or index'])
+    b = d.get('bands')
+    if b is not None and not (isinstance(b, list) and b and all(isinstance(o, int) and o >= 1 for o in b)):
+        raise SpecError([f"{fn}: bands: {b!r}: give the bands to keep, in order, numbered from 1, e.g. [3, 2, 1]"])
+    t = d.get('tolerance')
+    if t is not None and not (isinstance(t, (int, float)) and t >= 0 and d.get('palette') is not None):
+        raise SpecError([f"{fn}: tolerance: {t!r}: give a distance of 0 or more (in RGB units), with a palette:"])
     if d.get('aug') is not None and d['aug'] not in aug_presets:
         raise SpecError([f"{fn}: aug: {d['aug']!r} is not a preset: choose one of {', '.join(aug_presets)}"])
     ign = d.get('ignore') or []
@@ -260,6 +279,7 @@ def copy_layout(src:Path, # A data set in today's layout (e.g. from `make_synthe
 def check_spec(spec:DataSpec, # From `load_data`
                n_workers:int|None=None, # Processes that read files; default: all cores for large data sets
                splits:list|None=None, # Which splits; default all
+               unreadable:list|None=None, # Pairs whose image or mask cannot be read are noted here as (image, reason), not refused (evaluation skips them)
               )->dict: # Split name -> image files
     "Check every split of `spec`; raise one `DataError` (or `SpecError`) that lists every problem"
     where, out = str(spec.file or spec.root), {}
@@ -286,7 +306,7 @@ def check_spec(spec:DataSpec, # From `load_data`
     every = {s: sp.files() for s, sp in spec.splits.items()}   # the masks of splits not checked here are not orphans either
     fs = {f for v in every.values() for f in v}
     expected = {Path(spec.splits[s].label_fn(f)) for s, v in every.items() for f in v}
-    for s, fns in out.items(): probs += check_pairs(fns, spec.splits[s].label_fn, spec.reader, n_workers, fs, expected)
+    for s, fns in out.items(): probs += check_pairs(fns, spec.splits[s].label_fn, spec.reader, n_workers, fs, expected, unreadable)
     if probs: raise DataError(list(dict.fromkeys(probs)), where)   # splits sharing a mask folder see its orphans once
     return out
 
@@ -417,6 +437,46 @@ def suggest_hint(root:Path, # A data set folder without data.yaml
     if images is not None and Path(root)/r[0]['train']['images'] == images and 'palette' not in r[0]: return None
     return f"it looks like {r[1][0].removeprefix('layout: ')}: run segdist-check-data {root} --write to write the data.yaml that fits"
 
+# %% ../nbs/00a_dataset.ipynb #6c50115b
+imagery_kinds = ('gray16', 'bit12', 'geotiff4', 'gif_grey', 'gif_palette', 'jpeg')
+
+def copy_imagery(src:Path, # A data set in today's layout (e.g. from `make_synthetic`), with `valid.txt`
+                 dest:Path, # Folder to write
+                 kind:str, # One of `imagery_kinds`
+                 quality:int=95, # JPEG quality of the `jpeg` masks
+                )->Path:
+    "Copy the pairs of `src` into `dest` with their images or masks as `kind` stores them, and the `data.yaml` that reads them; return `dest`"
+    if kind not in imagery_kinds: raise ValueError(f'kind {kind!r}: choose one of {imagery_kinds}')
+    src, dest = Path(src), Path(dest); (dest/'images').mkdir(parents=True, exist_ok=True); (dest/'labels').mkdir(exist_ok=True)
+    codes, fns = read_codes(src/'codes.txt'), sorted(get_image_files(src/'images'))
+    grey = np.linspace(0, 255, len(codes)).round().astype(np.uint8)   # the grey level that shows class i
+    isfx, msfx = {'bit12': '.tif', 'geotiff4': '.tif'}.get(kind, '.png'), {'gif_grey': '.gif', 'gif_palette': '.gif', 'jpeg': '.jpg'}.get(kind, '.png')
+    for i, f in enumerate(fns):
+        img, m = np.asarray(Image.open(f).convert('RGB')), np.asarray(Image.open(MaskPath(src)(f)))
+        fi, fm = dest/'images'/(f.stem + isfx), dest/'labels'/(f.stem + '_P' + msfx)
+        if kind == 'gray16': Image.fromarray((img.mean(-1).round() * 257).astype(np.uint16)).save(fi)
+        elif kind == 'bit12': tifffile.imwrite(fi, img.astype(np.uint16) * 16, photometric='rgb')
+        elif kind == 'geotiff4':
+            import rasterio
+            b = np.concatenate([img.transpose(2, 0, 1), img.max(-1, keepdims=True).transpose(2, 0, 1)]).astype(np.uint16) * 40   # RGB + a NIR band
+            tr = rasterio.transform.from_origin(500000 + 1000 * i, 5500000, 0.5, 0.5)   # 0.5 m pixels, tiles side by side
+            with rasterio.open(fi, 'w', driver='GTiff', height=b.shape[1], width=b.shape[2], count=4, dtype='uint16', crs='EPSG:32631',
+                               transform=tr, compress='lzw', interleave='band') as o: o.write(b)
+        else: shutil.copy(f, fi)
+        if kind == 'gif_grey': Image.fromarray(grey[m]).save(fm, optimize=False)   # read back as mode L
+        elif kind == 'gif_palette':
+            p = Image.fromarray((255 - m).astype(np.uint8), mode='P')
+            p.putpalette([v for j in range(256) for v in [int(grey[255 - j]) if 255 - j < len(grey) else 0] * 3]); p.save(fm)
+        elif kind == 'jpeg': Image.fromarray(grey[m]).save(fm, quality=quality)
+        else: shutil.copy(MaskPath(src)(f), fm)
+    shutil.copy(src/'codes.txt', dest/'codes.txt')
+    if (src/'valid.txt').exists(): (dest/'valid.txt').write_text((src/'valid.txt').read_text().replace('.png', isfx))
+    desc = dict(codes='codes.txt', labels=f'labels/{{stem}}_P{msfx}')
+    if kind in ('gif_grey', 'gif_palette', 'jpeg'): desc['palette'] = grey.tolist()
+    if kind == 'jpeg': desc['tolerance'] = 40
+    if kind != 'gray16': (dest/'data.yaml').write_text(''.join(f'{k}: {json.dumps(v)}\n' for k, v in desc.items()))   # one key a line, lists inline
+    return dest
+
 # %% ../nbs/00a_dataset.ipynb #a3e2aa7c
 @call_parse
 def segdist_check_data(data:str, # Data set folder (with data.yaml, or images/, labels/, codes.txt), or a data.yaml
@@ -443,9 +503,22 @@ def segdist_check_data(data:str, # Data set folder (with data.yaml, or images/, 
         else:
             spec = load_data(p, images, labels)
             out = check_spec(spec, n_workers)
+        how = valid_split(spec)   # as training splits it: valid.txt's names checked too
     except SpecError as e: print(e, file=sys.stderr); raise SystemExit(2)
     except DataError as e: print(e); raise SystemExit(1)
-    print(f'{data}: ' + ', '.join(f'{s} {len(v)}' for s, v in out.items()) + f' image/mask pairs, {len(spec.codes)} classes, no problem found')
+    print(f'{data}: ' + ', '.join(f'{s} {len(v)}' for s, v in out.items()) + f' image/mask pairs{how}, {len(spec.codes)} classes, no problem found')
+
+def valid_split(spec:DataSpec, # A data set's description
+               )->str: # How validation is chosen, for the check's summary
+    "The validation images of `spec` as training picks them without a `valid:` split (`valid.txt`, else at random), checked as training checks them"
+    if spec.has_valid: return ''
+    fns = L(spec.files('train'))
+    sp = default_splitter(spec.root, fns)   # a valid.txt line that is not an image: the DataError training gives
+    t, v = sp(fns)
+    check_split((t, v), len(fns), str(spec.root))
+    src = f"listed in {spec.root/'valid.txt'}" if (spec.root/'valid.txt').exists() else 'drawn at random (20%, seed 42; list them in valid.txt to choose)'
+    return f' (train: {len(t)} for training, {len(v)} for validation {src})'
+
 
 def _spec_file_text(root:Path, txt:str)->DataSpec:
     "The `DataSpec` that `txt` would describe as `root/data.yaml`, without writing it"

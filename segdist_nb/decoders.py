@@ -14,7 +14,7 @@ from torch import nn
 from fastcore.all import *
 import segmentation_models_pytorch as smp
 from segmentation_models_pytorch.encoders import TimmUniversalEncoder
-from .encoders import timm_name, arch_name, read_weights, check_fit
+from .encoders import timm_name, arch_name, read_weights, check_fit, adapt_in_chans
 from .speed import PlainModule
 
 # %% auto #0
@@ -131,11 +131,12 @@ def load_smp_encoder(encoder:nn.Module, # An SMP encoder, built empty
     sd, own = read_weights(fn), encoder.state_dict()
     if isinstance(encoder, TimmUniversalEncoder):
         full = timm.create_model(encoder.name, pretrained=False, in_chans=encoder._in_channels).state_dict()   # the model the file is of
-        by = {_flat(k): k for k in full}
+        sd, by = adapt_in_chans(sd, full), {_flat(k): k for k in full}
         own = {by.get(_flat(k), k): v for k, v in encoder.model.state_dict().items()}
         check_fit(sd, {**full, **own}, list(own), f'{fn} does not fit timm model {encoder.name}')
         encoder.model.load_state_dict({k: sd[by.get(_flat(k), k)] for k in encoder.model.state_dict()})
     else:
+        sd = adapt_in_chans(sd, own)
         check_fit(sd, {**own, **{k: v for k, v in sd.items() if k.startswith('fc.')}}, list(own), f'{fn} does not fit the encoder {type(encoder).__name__}')
         encoder.load_state_dict({k: sd[k] for k in own})
 

@@ -18,7 +18,8 @@ from .cache import *
 from .cache import _hw, CacheError
 
 # %% auto #0
-__all__ = ['GetMask', 'seg_spec', 'seg_dls', 'CacheDL', 'rss_mb', 'default_workers']
+__all__ = ['GetMask', 'seg_spec', 'seg_dls', 'BandReader', 'mask_tensor', 'ResizeBands', 'CropBands', 'ScaleBands', 'band_stats',
+           'CacheDL', 'rss_mb', 'default_workers']
 
 # %% ../nbs/00c_dls.ipynb #2cbfee58
 class GetMask:
@@ -30,9 +31,9 @@ class GetMask:
     def __repr__(self): return f'GetMask({self.label_fn!r}, {self.reader!r})'
 
 # %% ../nbs/00c_dls.ipynb #fb5a7fae
-def _cache_kwargs(path:Path, fns:list, label_fn:Callable, item_sz, cache, reader=None)->dict:
+def _cache_kwargs(path:Path, fns:list, label_fn:Callable, item_sz, cache, reader=None, imagery=None)->dict:
     "`dataloaders` arguments that read the items from the cache (`CacheDL`)"
-    if not isinstance(cache, SegCache): cache = seg_cache(path, fns, label_fn, None if cache is True else cache, item_sz, reader=reader)
+    if not isinstance(cache, SegCache): cache = seg_cache(path, fns, label_fn, None if cache is True else cache, item_sz, reader=reader, imagery=imagery)
     want = None if item_sz is None else list((item_sz, item_sz) if isinstance(item_sz, int) else item_sz)
     if cache.man['size'] != want:
         raise ValueError(f"the cache {cache.folder} stores items at {cache.man['size'] or 'native size'}, but item_sz is {item_sz}: "
@@ -65,6 +66,7 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
             cache=None, # Decode once into a memory-mapped cache: True (in the root), a folder, or a `SegCache`
             crop:bool=False, # Train on random crops of `sz` at native resolution (validation: centre crops) instead of resizing
             aug:str|None=None, # Augmentation preset (`aug_presets`: seed, scene, none); default the description's `aug:`, else 'seed'
+            stats:dict|None=None, # Bands at their depth: `band_stats` of the training split, computed when not given (a run computes them once)
             **kwargs, # Passed to `DataBlock.dataloaders` (e.g. `num_workers`, `device`)
            )->DataLoaders:
     "The seed's segmentation `DataLoaders` for the data set `data`: its `train` split, validated on `valid` (or by today's rules)"
@@ -77,15 +79,88 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
         splitter = IndexSplitter(list(range(len(spec.files('train')), len(fns))))
     splitter = ifnone(splitter, default_splitter(spec.root, fns))
     check_split(splitter(fns), len(fns), str(spec.file or spec.root))
-    lf = spec.label_fn(use)
-    dblock = DataBlock(blocks=(ImageBlock, MaskBlock(spec.codes)), get_items=lambda _: fns, get_y=GetMask(lf, spec.reader),
-                       splitter=splitter, item_tfms=[*([Resize(item_sz, method='squish')] if item_sz else []), *([RandomCrop(sz)] if crop else [])],
-                       batch_tfms=seg_tfms(sz, ifnone(aug, spec.aug or 'seed')))
-    if cache is not None and cache is not False: kwargs.update(_cache_kwargs(spec.root, fns, lf, item_sz, cache, spec.reader), crop=sz if crop else None)
+    lf, im, aug = spec.label_fn(use), spec.imagery, ifnone(aug, spec.aug or 'seed')
+    if cache is not None and cache is not False: kwargs.update(_cache_kwargs(spec.root, fns, lf, item_sz, cache, spec.reader, im), crop=sz if crop else None)
+    if im.plain:   # 8-bit pictures: fastai's own path, today's batches
+        blocks, item_tfms, batch_tfms = (ImageBlock, MaskBlock(spec.codes)), [*([Resize(item_sz, method='squish')] if item_sz else []), *([RandomCrop(sz)] if crop else [])], seg_tfms(sz, aug)
+    else:
+        tr = spec.files('train') if spec.has_valid else list(L(fns)[splitter(fns)[0]])
+        stats = ifnone(stats, getattr(spec, 'stats', None)) or band_stats(tr, im.bands, kwargs.get('cache'))   # a run computes them once (`DataSpec.stats`)
+        blocks = (TransformBlock(type_tfms=BandReader(im.bands)), TransformBlock(type_tfms=mask_tensor, item_tfms=AddMaskCodes(spec.codes)))
+        item_tfms = [*([ResizeBands(item_sz)] if item_sz else []), *([CropBands(sz)] if crop else [])]
+        batch_tfms = [IntToFloatTensor(div=1., div_mask=1), ScaleBands(stats['lo'], stats['hi'], im.bands), *seg_tfms(sz, aug, (stats['mean'], stats['std']))]
+    dblock = DataBlock(blocks=blocks, get_items=lambda _: fns, get_y=GetMask(lf, spec.reader), splitter=splitter, item_tfms=item_tfms, batch_tfms=batch_tfms)
     kwargs.setdefault('pin_memory', torch.device(ifnone(kwargs.get('device'), default_device())).type == 'cuda')
     dls = dblock.dataloaders(spec.root, path=spec.root, bs=bs, **kwargs)   # `path`: where the learner saves (fastai's convention)
-    dls.spec, dls.aug = spec, ifnone(aug, spec.aug or 'seed')
+    dls.spec, dls.aug, dls.stats = spec, aug, None if im.plain else stats
     return dls
+
+# %% ../nbs/00c_dls.ipynb #83c3288c
+class BandReader:
+    "An image file as a `TensorImage` (C, H, W) of its bands at its depth: the bands path's `PILImage.create`"
+    def __init__(self, bands:list|None=None): self.bands = bands   # bands kept, numbered from 1; None: all
+    def __call__(self, fn): return TensorImage(torch.from_numpy(read_image(fn, self.bands).transpose(2, 0, 1).copy()))
+    def __repr__(self): return f'BandReader({self.bands})'
+
+def mask_tensor(a)->TensorMask: return TensorMask(torch.from_numpy(np.asarray(a)))
+
+class ResizeBands(Transform):
+    "Items squished to `size` (`resize_bands`): fastai's `Resize(method='squish')` for bands at their depth and their masks"
+    order = 1
+    def __init__(self, size:int|tuple): self.size = _hw(size)
+    def encodes(self, x:TensorImage): return TensorImage(resize_bands(x, self.size))
+    def encodes(self, x:TensorMask): return TensorMask(resize_bands(x, self.size, mask=True))
+
+class CropBands(RandTransform):
+    "A random window of `size` in training, the centre one in validation: fastai's `RandomCrop` for bands at their depth and their masks"
+    split_idx, order = None, 2
+    def __init__(self, size:int|tuple): super().__init__(); self.size = _hw(size)
+    def before_call(self, b, split_idx):
+        (H, W), (h, w) = b[0].shape[-2:], self.size
+        if h > H or w > W: raise ValueError(f'crop {w}x{h} is larger than the image ({W}x{H}): crop smaller (sz) or store larger (item_sz)')
+        self.tl = ((H - h) // 2, (W - w) // 2) if split_idx else (random.randint(0, H - h), random.randint(0, W - w))
+    def encodes(self, x:TensorImage|TensorMask): return x[..., self.tl[0]:self.tl[0] + self.size[0], self.tl[1]:self.tl[1] + self.size[1]]
+
+class ScaleBands(DisplayedTransform):
+    "Each band scaled to 0..1 by its lowest and highest value over the training split (`band_stats`), clipped: `IntToFloatTensor`'s division by 255 for bands"
+    order = 11   # after `IntToFloatTensor(div=1)`, which makes the batch float
+    def __init__(self, lo:list, # Lowest value of each band over the training split
+                 hi:list, # Highest value of each band
+                 bands:list|None=None, # The bands kept, numbered from 1 (`bands:`), for prediction to read the same
+                ): store_attr()
+    def _lh(self, x): return [torch.tensor(o, dtype=torch.float32, device=x.device).view(1, -1, 1, 1) for o in (self.lo, self.hi)]
+    def encodes(self, x:TensorImage):
+        lo, hi = self._lh(x)
+        return ((x - lo) / (hi - lo)).clamp(0, 1)
+    def scale(self, x:torch.Tensor)->torch.Tensor:
+        "A (C, H, W) or (N, C, H, W) tensor of raw bands, scaled as in training (prediction)"
+        lo, hi = self._lh(x)
+        if x.ndim == 3: lo, hi = lo[0], hi[0]
+        return ((x.float() - lo) / (hi - lo)).clamp(0, 1)
+
+def _img_stats(args)->np.ndarray:
+    "Per band of one image file: lowest, highest, sum, sum of squares, count (runs in a worker)"
+    fn, bands = args
+    a = read_image(fn, bands); a = a.reshape(-1, a.shape[2]).astype(np.float64)
+    return np.stack([a.min(0), a.max(0), a.sum(0), (a * a).sum(0), np.full(a.shape[1], len(a))])
+
+def band_stats(fns:list, # The training images
+               bands:list|None=None, # The bands kept, numbered from 1; None: all
+               cache:SegCache|None=None, # Their cache, if there is one: read from its arrays instead of the files
+               n_workers:int|None=None, # Reader processes for the files; default all cores for 64 images or more
+              )->dict: # lo, hi (raw values), mean, std (of the images scaled to 0..1), one figure per band
+    "Per band, over the training images: the lowest and highest value, and the mean and standard deviation once scaled to 0..1 by them"
+    if cache is not None:
+        rows, parts = np.sort(cache.rows(fns)), []
+        for i in range(0, len(rows), 64):
+            a = np.asarray(cache.imgs[rows[i:i + 64]], np.float64).transpose(1, 0, 2, 3).reshape(cache.imgs.shape[1], -1).T
+            parts.append(np.stack([a.min(0), a.max(0), a.sum(0), (a * a).sum(0), np.full(a.shape[1], len(a))]))
+    else: parts = parallel(_img_stats, [(f, bands) for f in fns], n_workers=ifnone(n_workers, defaults.cpus if len(fns) >= 64 else 0), progress=False)
+    s = np.stack(parts)
+    lo, hi, n = s[:, 0].min(0), s[:, 1].max(0), s[:, 4].sum(0)
+    mean, var = s[:, 2].sum(0) / n, s[:, 3].sum(0) / n - (s[:, 2].sum(0) / n) ** 2
+    rng = np.where(hi > lo, hi - lo, 1.)   # a constant band: scaled to 0
+    return dict(lo=lo.tolist(), hi=(lo + rng).tolist(), mean=((mean - lo) / rng).tolist(), std=np.maximum(np.sqrt(np.maximum(var, 0)) / rng, 1e-6).tolist())
 
 # %% ../nbs/00c_dls.ipynb #8232e7e1
 class CacheDL(TfmdDL):

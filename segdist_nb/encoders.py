@@ -18,8 +18,8 @@ from fastai.vision.models.unet import DynamicUnet
 from fastai.vision.learner import model_meta
 
 # %% auto #0
-__all__ = ['timm_name', 'arch_name', 'timm_chain', 'read_weights', 'load_timm', 'check_fit', 'timm_body', 'unet_split',
-           'timm_unet']
+__all__ = ['timm_name', 'arch_name', 'timm_chain', 'read_weights', 'load_timm', 'adapt_in_chans', 'check_fit', 'timm_body',
+           'unet_split', 'timm_unet']
 
 # %% ../nbs/02c_encoders.ipynb #f461eaa7
 def timm_name(arch:str|Callable, # A torchvision function, a name, or 'timm:NAME'
@@ -70,8 +70,20 @@ def load_timm(model:nn.Module, # A timm model built with `pretrained=False`
     "Fill `model` from `fn`; refused, naming the first mismatched keys, when the file does not fit"
     sd, own = read_weights(fn), model.state_dict()
     keys = ifnone(keys, list(own))
+    sd = adapt_in_chans(sd, own)
     check_fit(sd, own, keys, f"{fn} does not fit timm model {model.default_cfg.get('architecture', type(model).__name__)}")
     model.load_state_dict({k: sd[k] for k in keys}, strict=False)
+
+def adapt_in_chans(sd:dict, # The file's state dict (an RGB model's)
+                   own:dict, # The model's, whose first convolution takes another number of bands
+                  )->dict:
+    "`sd` with its first convolution's weights adapted to the model's input bands as timm does (`adapt_input_conv`): summed for one band, repeated and scaled for more"
+    out = dict(sd)
+    for k, w in sd.items():
+        o = own.get(k)
+        if o is not None and w.ndim == 4 and o.ndim == 4 and w.shape[1] == 3 and o.shape[1] != 3 and w.shape[0] == o.shape[0] and w.shape[2:] == o.shape[2:]:
+            out[k] = timm.models.adapt_input_conv(o.shape[1], w)
+    return out
 
 def check_fit(sd:dict, # The file's state dict
               own:dict, # The model's state dict (or the keys it has, with their tensors)

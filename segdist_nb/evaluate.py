@@ -17,7 +17,7 @@ from .dls import *
 from .metrics import *
 from .plots import *
 from .distributed import setup_distrib, print0
-from .predict import load_model, predict_masks, engines
+from .predict import load_model, predict_masks, engines, check_predict_options, _inside
 
 # %% auto #0
 __all__ = ['image_confusion', 'image_scores', 'evaluate', 'eval_parser', 'segdist_eval']
@@ -66,31 +66,40 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
             )->dict|None: # eval.json's contents, on rank 0
     "Per-class and per-image metrics of `model` on `data`, at each mask's resolution; this process's share of the images under a launch"
     t0, rank, ws = time.time(), rank_distrib(), max(1, num_distrib())
+    check_predict_options(bs, tile, overlap)
     if torch.cuda.is_available() and not cpu and ws > 1: torch.cuda.set_device(int(os.environ.get('LOCAL_RANK', 0)))
-    m = load_model(model, cpu, engine, compile)
     spec = load_data(data, images, labels)
     split = ifnone(split, 'test' if 'test' in spec.splits else None)
     if split is not None and split not in spec.splits:
         raise DataError([f"--split {split}: the data set has the splits {list(spec.splits)}: choose one of them (test: in data.yaml)"], str(spec.file or spec.root))
     use = [split] if split else list(spec.splits)
+    gm = GetMask(spec.label_fn(use), spec.reader)
+    fns = sorted(f for s in use for f in spec.files(s))
+    if out is not None:   # the folders it reads are not written to: its pictures would be read as images next time
+        ins = {Path(o).absolute() for f in fns for o in (f.parent, Path(gm.label_fn(f)).parent)}
+        hit = [d for d in ins if _inside(Path(out).absolute(), d)]
+        if hit: raise ValueError(f'--out {out} is inside {hit[0]}, which holds images or masks being evaluated: choose a folder outside the data set')
+    m = load_model(model, cpu, engine, compile)
     codes, void = spec.codes, m.void
     if list(codes) != list(m.codes):
         raise DataError([f"the model's classes {list(m.codes)} are not those of the data set {list(codes)}: evaluate on data "
                          f"labelled with the model's classes (same names, same order)"], str(spec.file or spec.root/'codes.txt'))
-    gm = GetMask(spec.label_fn(use), spec.reader)
-    if check and rank == 0: check_spec(spec, splits=use)
-    fns = sorted(f for s in use for f in spec.files(s))
+    if check and rank == 0: check_spec(spec, splits=use, unreadable=[])   # files that cannot be read are skipped below, by name
     n = len(codes)
-    cm, rows = np.zeros((n, n), np.int64), []
-    for fn, _, pred in predict_masks(m, fns[rank::ws], bs, tta, tile, overlap, progress=rank == 0):
-        c = image_confusion(pred, gm(fn), n)
+    cm, rows, skipped = np.zeros((n, n), np.int64), [], []
+    for fn, _, pred in predict_masks(m, fns[rank::ws], bs, tta, tile, overlap, progress=rank == 0, skipped=skipped):
+        try: truth = gm(fn)
+        except Exception as e: skipped.append((Path(fn), f'its mask cannot be read ({type(e).__name__}: {e})')); continue
+        c = image_confusion(pred, truth, n)
         cm += c
         rows.append(dict(file=Path(fn).relative_to(spec.root).as_posix(), **image_scores(c, void)))
-    parts = _gather((cm, rows))
+    parts = _gather((cm, rows, skipped))
     if rank != 0: return None
-    cm, rows = sum(p[0] for p in parts), [r for p in parts for r in p[1]]
+    cm, rows, skipped = sum(p[0] for p in parts), [r for p in parts for r in p[1]], [s for p in parts for s in p[2]]
+    if not rows: raise DataError([f'no image could be scored: ' + '; '.join(f'{f} ({why})' for f, why in skipped[:3])], str(spec.file or spec.root))
     return _write_eval(m, spec.root, fns, gm, cm, rows, out, dict(model=str(model) if not isinstance(model, Learner) else 'Learner',
-                       data=str(spec.file or spec.root), split=split, processes=ws, engine=m.engine, bs=bs, tile=tile, overlap=overlap if tile else None, tta=tta), t0, k)
+                       data=str(spec.file or spec.root), split=split, processes=ws, engine=m.engine, bs=bs, tile=tile, overlap=overlap if tile else None, tta=tta,
+                       skipped=[dict(file=Path(f).relative_to(spec.root).as_posix() if Path(f).is_relative_to(spec.root) else str(f), reason=why) for f, why in skipped]), t0, k)
 
 # %% ../nbs/05c_evaluate.ipynb #a4057a50
 def _write_eval(m, data:Path, fns:list, gm, cm:np.ndarray, rows:list, out, how:dict, t0:float, k:int)->dict:
@@ -114,8 +123,10 @@ def _write_eval(m, data:Path, fns:list, gm, cm:np.ndarray, rows:list, out, how:d
                metrics={k_: seg_metric_fns[k_](st) for k_ in ('acc_all', 'acc_clss', 'miou', 'dice', 'fwiou')})
     (out/'eval.json').write_text(json.dumps(res, indent=1))
     print(pc.to_string(index=False, float_format=lambda v: f'{v:.4f}'))
+    sk = how.get('skipped') or []
     print('\n' + ', '.join(f'{k_} {v:.4f}' for k_, v in res['metrics'].items()) + f"; {len(rows)} images in {res['seconds']:.1f} s "
-          f"on {how['processes']} process(es); worst: {', '.join(worst.file[:3])}\nwritten to {out}")
+          f"on {how['processes']} process(es); worst: {', '.join(worst.file[:3])}\nwritten to {out}"
+          + (f"\n{len(sk)} image(s) skipped, not scored: " + '; '.join(f"{o['file']} ({o['reason']})" for o in sk) if sk else ''))
     return res
 
 # %% ../nbs/05c_evaluate.ipynb #1c9e0185
@@ -145,11 +156,12 @@ def segdist_eval(argv:list|None=None):
     a = eval_parser().parse_args(argv)
     setup_distrib()
     if num_distrib() > 1 and not dist.is_initialized(): dist.init_process_group('gloo')   # only to gather the results
-    try: evaluate(a.model, a.data, a.out, a.bs, a.tile, a.overlap, a.tta, a.k, True if a.cpu else None, a.labels, a.images, not a.no_check, a.split, a.engine, a.compile)
+    try: res = evaluate(a.model, a.data, a.out, a.bs, a.tile, a.overlap, a.tta, a.k, True if a.cpu else None, a.labels, a.images, not a.no_check, a.split, a.engine, a.compile)
     except (ValueError, OSError, ImportError) as e:
         if rank_distrib() == 0: print(f'segdist-eval: error: {e}', file=sys.stderr)
         raise SystemExit(2)
     finally:
         if dist.is_initialized(): dist.destroy_process_group()
+    if res and res.get('skipped'): raise SystemExit(1)   # scored without them: say so in the exit status
 
 if __name__ == '__main__' and '__file__' in globals(): segdist_eval()  # not when this cell runs in a notebook

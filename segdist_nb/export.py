@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/export.html.md"""
 
 # %% ../nbs/05d_export.ipynb #386d98bb
 from __future__ import annotations
-import json, logging, sys, tempfile, warnings
+import json, logging, os, sys, tempfile, warnings
 from pathlib import Path
 import numpy as np, torch
 from fastcore.all import *
@@ -51,6 +51,10 @@ def export_onnx(model, # A run's `model.pkl`, or a `Learner`
     "Write the model as ONNX (input RGB 0..1 with the normalisation inside, dynamic batch/height/width) with its classes in the metadata"
     import onnx
     if int8 and data is None: raise ValueError('int8 needs the data set whose training images calibrate it: pass --data DIR (data= in Python)')
+    fn = Path(fn)
+    if fn.is_dir(): raise ValueError(f'{fn} is a folder: give the .onnx file to write, e.g. {fn/"model.onnx"}')
+    if fn.suffix.lower() != '.onnx': raise ValueError(f'{fn}: give the file to write a name ending in .onnx (the file is ONNX, and this keeps a model.pkl from being written over)')
+    if not fn.parent.exists() and fn.parent.parent.is_file(): raise ValueError(f'{fn.parent} cannot be created: {fn.parent.parent} is a file')
     m = load_model(model, cpu=True, engine='torch')
     g = onnx_proto(m, opset)
     fixed = any(p.key == 'fixed' for p in g.metadata_props)   # a graph of the training size only (PSPNet's and UPerNet's pooling)
@@ -61,8 +65,8 @@ def export_onnx(model, # A run's `model.pkl`, or a `Learner`
     if int8:
         g, q = quantize_int8(g, data, **kwargs)
         res['int8'] = q
-    fn = Path(fn); fn.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(g, str(fn))
+    fn.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(g, str(fn.with_name(fn.name + '.tmp'))); os.replace(fn.with_name(fn.name + '.tmp'), fn)   # whole or not at all
     return res
 
 # %% ../nbs/05d_export.ipynb #da57aa2e
@@ -99,7 +103,7 @@ def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
     if not val: raise ValueError(f'{data}: no validation images to check the int8 model on: give a data set with a validation split')
     cal = [trn[i] for i in sorted(np.random.default_rng(seed).permutation(len(trn))[:n_calib])]
     class Reader(CalibrationDataReader):
-        def __init__(self): self.it = (dict(image=image_batch([PILImage.create(f)], f32.sz).numpy()) for f in cal)
+        def __init__(self): self.it = (dict(image=image_batch([f32.reader(f)[1]], f32.sz).numpy()) for f in cal)
         def get_next(self): return next(self.it, None)
     with tempfile.TemporaryDirectory() as d, warnings.catch_warnings():
         warnings.simplefilter('ignore')

@@ -70,6 +70,7 @@ def launch_args(argv:list, # Command-line arguments, after the program name
     if args.gpus is not None and args.cpus is not None: raise LaunchError('--gpus and --cpus exclude each other: choose one')
     if args.cpus is not None:
         if args.cpus < 1: raise LaunchError(f'--cpus {args.cpus}: give at least 1 process')
+        if args.threads < 1: raise LaunchError(f'--threads {args.threads}: give at least 1 torch thread per process')
         out_env.update(ACCELERATE_USE_CPU='1', CUDA_VISIBLE_DEVICES='', OMP_NUM_THREADS=str(args.threads))
         args.nproc_per_node = str(args.cpus)
         return args, out_env

@@ -23,7 +23,7 @@ import timm
 
 # %% auto #0
 __all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'seg_precision',
-           'SegMixedPrecision', 'pretrained_file', 'load_encoder', 'seg_opt', 'seg_learner']
+           'SegMixedPrecision', 'pretrained_file', 'load_encoder', 'seg_opt', 'dls_bands', 'seg_learner']
 
 # %% ../nbs/03_model.ipynb #89ded331
 def dls_codes(dls:DataLoaders)->list|None:
@@ -154,7 +154,7 @@ def load_encoder(learn:Learner, # A U-Net learner whose encoder is `learn.model[
     try: m.load_state_dict(sd)
     except RuntimeError as e: raise ValueError(f'{fn} is not a state dict of {arch.__name__}: {str(e)[:300]}') from None
     body = cut_model(m, model_meta.get(arch, {}).get('cut', None) or len(list(m.children())) - 2)
-    learn.model[0].load_state_dict(body.state_dict())
+    learn.model[0].load_state_dict(adapt_in_chans(body.state_dict(), learn.model[0].state_dict()))   # other than 3 bands: timm's adaptation
     learn.freeze()
 
 # %% ../nbs/03_model.ipynb #8372d40f
@@ -178,22 +178,31 @@ def _learner_kwargs(kwargs:dict)->dict:
     "The arguments of `kwargs` that are `Learner`'s, taken out of it"
     return {k: kwargs.pop(k) for k in list(kwargs) if k in inspect.signature(Learner).parameters}
 
+def dls_bands(dls:DataLoaders)->int:
+    "The number of input channels of `dls`'s batches: its bands (`ScaleBands`), or 3 for 8-bit pictures (fastai makes every one RGB)"
+    sb = first(t for t in dls.after_batch.fs if isinstance(t, ScaleBands))
+    return 3 if sb is None else len(sb.lo)
+
+def _pictures(dls)->bool: return not any(isinstance(t, ScaleBands) for t in dls.after_batch.fs)
+
 def _timm_learner(dls, name, n, fn, self_attention, **kwargs)->Learner:
     "fastai's `unet_learner`, on a timm encoder: `DynamicUnet`, `Learner` with the encoder's parameter groups, the encoder's normalisation"
     lk = _learner_kwargs(kwargs)
-    model, at, stats = timm_unet(name, n, dls.one_batch()[0].shape[-2:], fn, self_attention=self_attention, **kwargs)
+    model, at, stats = timm_unet(name, n, dls.one_batch()[0].shape[-2:], fn, n_in=dls_bands(dls), self_attention=self_attention, **kwargs)
     learn = Learner(dls, model, splitter=partial(unet_split, at=at), moms=(0.95, 0.85, 0.95), **lk)   # unet_learner's moms
-    if fn is not None: _encoder_norm(dls, stats, name); learn.freeze()
+    if fn is not None:
+        if _pictures(dls): _encoder_norm(dls, stats, name)   # bands at their depth keep their own statistics
+        learn.freeze()
     return learn
 
 def _smp_learner(dls, decoder, arch, n, fn, **kwargs)->Learner:
     "An SMP architecture on `arch` (chapter `02e_decoders`) in a `Learner` with its parameter groups, as `unet_learner` makes one"
     lk = _learner_kwargs(kwargs)
     if kwargs: raise ValueError(f"{sorted(kwargs)}: options of fastai's unet_learner, which decoder={decoder!r} does not take")
-    learn = Learner(dls, smp_model(decoder, arch, n, pretrained=fn), splitter=smp_split, moms=(0.95, 0.85, 0.95), **lk)
+    learn = Learner(dls, smp_model(decoder, arch, n, dls_bands(dls), fn), splitter=smp_split, moms=(0.95, 0.85, 0.95), **lk)
     tn = timm_name(arch)
     if fn is not None:
-        if tn is not None: _encoder_norm(dls, (timm.get_pretrained_cfg_value(tn, 'mean'), timm.get_pretrained_cfg_value(tn, 'std')), tn)
+        if tn is not None and _pictures(dls): _encoder_norm(dls, (timm.get_pretrained_cfg_value(tn, 'mean'), timm.get_pretrained_cfg_value(tn, 'std')), tn)
         learn.freeze()
     return learn
 
@@ -227,7 +236,7 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
     elif tn is not None: learn = _timm_learner(dls, tn, n, fn, self_attention, **kw)
     else:
         if isinstance(arch, str): arch = getattr(torchvision.models, arch)
-        learn = unet_learner(dls, arch, pretrained=False, self_attention=self_attention, **kw)
+        learn = unet_learner(dls, arch, pretrained=False, self_attention=self_attention, n_in=dls_bands(dls), **kw)
         if fn is not None: load_encoder(learn, arch, fn)
     learn.model.register_buffer('class_weights', wt if wt is not None else torch.ones(n))
     learn.codes, learn.void, learn.arch_name, learn.precision = codes, void, arch_name(arch), seg_precision(precision, dls.device)

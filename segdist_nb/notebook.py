@@ -70,9 +70,9 @@ def launch_nb(fn, # A function: defined in the notebook, or importable
 if __name__ == '__main__' and '__file__' in globals(): nb_worker(sys.argv[1])  # not when this cell runs in a notebook
 
 # %% ../nbs/05e_notebook.ipynb #122a501e
-def _train_proc(cfg:dict, out:Path, resume:bool):
+def _train_proc(cfg:dict, out:Path, resume:bool, restart:bool=False):
     "What each process of `train_nb` runs: the recipe"
-    train(cfg, out, resume)
+    train(cfg, out, resume, restart=restart)
 
 def train_nb(cfg:dict|str|Path|None=None, # A config (see `default_config`), or a YAML/JSON file of one; default the seed's
              out:str|Path|None=None, # Run folder; default runs/<start time>
@@ -80,6 +80,7 @@ def train_nb(cfg:dict|str|Path|None=None, # A config (see `default_config`), or 
              gpus:str|int|None=None, # 'all' or GPU ids, one process each; default 'all' where there is a GPU
              threads:int=1, # torch threads per CPU process
              resume:bool=False, # Continue the run in `out` from its last finished epoch
+             restart:bool=False, # Start the run in `out` again from scratch (what an earlier run wrote there is removed)
              validate:bool=True, # Validate the final model in this process, for `iou_table` and `show_results`
              timeout:float|None=None, # Seconds before every process is stopped
              **kw, # Config keys to change, e.g. `data=...`, `arch='resnet18'`
@@ -87,7 +88,7 @@ def train_nb(cfg:dict|str|Path|None=None, # A config (see `default_config`), or 
     "Train the recipe on N processes from a notebook cell, as `segdist-launch ... train.py` does; return the final learner here"
     cfg = check_config(dict(cfg if isinstance(cfg, dict) else load_config(cfg), **kw))
     out = Path(ifnone(out, Path('runs')/run_name())).absolute()   # train.py's default name (one process here)
-    launch_nb(_train_proc, cfg, out, resume, cpus=cpus, gpus=gpus, threads=threads, timeout=timeout)
+    launch_nb(_train_proc, cfg, out, resume, restart, cpus=cpus, gpus=gpus, threads=threads, timeout=timeout)
     with warnings.catch_warnings():   # fastai's reminder that a pickle runs code: this one is the run's own
         warnings.simplefilter('ignore', UserWarning); learn = load_learner(out/'model.pkl', cpu=cpus is not None or not torch.cuda.is_available())
     learn.dls = stage_dls(dict(cfg, num_workers=0 if cfg['num_workers'] is None else cfg['num_workers']), cfg['stages'][-1],

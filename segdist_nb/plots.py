@@ -14,7 +14,7 @@ from .data import seg_palette
 from .metrics import SegStats
 
 # %% auto #0
-__all__ = ['savefig', 'plot_iou', 'plot_confusion', 'plot_triplets']
+__all__ = ['savefig', 'plot_iou', 'plot_confusion', 'image_view', 'plot_triplets']
 
 # %% ../nbs/02a_plots.ipynb #bf7aff09
 def savefig(fig, # A matplotlib figure
@@ -52,8 +52,21 @@ def plot_confusion(stats:SegStats, # Summed confusion matrix
     ax.set_xlabel('predicted'); ax.set_ylabel('true')
     return savefig(fig, fn)
 
+# %% ../nbs/02a_plots.ipynb #4a46573a
+def image_view(a, # (H, W, C) image: uint8, or any depth (a tensor or an array), any band count
+              )->np.ndarray: # (H, W, 3) uint8
+    "An 8-bit RGB view of an image of any depth and band count: grey for one band, the first three bands for more, deeper images stretched per band"
+    a = np.asarray(a.cpu() if isinstance(a, torch.Tensor) else a)
+    if a.ndim == 2: a = a[..., None]
+    a = a[..., :3] if a.shape[2] >= 3 else a[..., :1].repeat(3, 2)
+    if a.dtype == np.uint8: return a
+    a = a.astype(np.float32)
+    if a.max() <= 1 and a.min() >= 0 and a.size and np.ptp(a) > 0.25: lo, hi = np.zeros(3), np.ones(3)   # already 0..1 with contrast: as it is
+    else: lo, hi = np.percentile(a.reshape(-1, 3), 1, 0), np.percentile(a.reshape(-1, 3), 99, 0)
+    return (np.clip((a - lo) / np.maximum(hi - lo, 1e-12), 0, 1) * 255).astype(np.uint8)
+
 # %% ../nbs/02a_plots.ipynb #daa7d32b
-def plot_triplets(items:list, # (image HxWx3 in 0..1 or uint8, true mask HxW, predicted mask HxW) per row
+def plot_triplets(items:list, # (image HxWxC of any depth, true mask HxW, predicted mask HxW) per row
                   codes:list, # Class names
                   fn:Path|str|None=None, # PNG to write
                   captions:list|None=None, # A caption per row, shown on its image
@@ -62,7 +75,7 @@ def plot_triplets(items:list, # (image HxWx3 in 0..1 or uint8, true mask HxW, pr
     pal, n = np.concatenate([seg_palette(len(codes)), np.full((256 - len(codes), 3), 255, np.uint8)]), len(items)   # ignored pixels (255) white
     fig, axs = plt.subplots(n, 3, figsize=(6, 2 * n), squeeze=False)
     for i, (img, truth, pred) in enumerate(items):
-        for ax, im, t in zip(axs[i], [img, pal[np.asarray(truth)], pal[np.asarray(pred)]], ['image', 'truth', 'prediction']):
+        for ax, im, t in zip(axs[i], [image_view(img), pal[np.asarray(truth)], pal[np.asarray(pred)]], ['image', 'truth', 'prediction']):
             ax.imshow(im); ax.axis('off')
             if i == 0: ax.set_title(t, fontsize=9)
         if captions: axs[i][0].set_title(captions[i], fontsize=7, loc='left')

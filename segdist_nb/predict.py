@@ -6,22 +6,25 @@ Docs: https://segdist.github.io/segdist_nb/predict.html.md"""
 
 # %% ../nbs/05b_predict.ipynb #2135db9b
 from __future__ import annotations
-import argparse, contextlib, inspect, io, json, sys, warnings
+import argparse, contextlib, importlib.util, inspect, io, json, sys, warnings
 from pathlib import Path
-import numpy as np, torch
+import numpy as np, torch, tifffile
 import torch.nn.functional as F
 from PIL import Image
 from fastcore.all import *
 from fastai.vision.all import *
 import fastprogress.fastprogress
 from fastprogress.fastprogress import progress_bar
-from .data import seg_palette
+from .data import seg_palette, read_image, resize_bands, is_tiff
+from .plots import image_view
+from .dls import ScaleBands
 from .speed import compile_unet
 
 # %% auto #0
-__all__ = ['engines', 'palette_png', 'overlay', 'model_size', 'LearnerModel', 'NormalizedModel', 'BinPool', 'bin_pools',
-           'onnx_proto', 'OnnxModel', 'load_model', 'tile_starts', 'tile_weights', 'predict_tiled', 'image_batch',
-           'predict_masks', 'predict_folder', 'segdist_predict']
+__all__ = ['engines', 'palette_png', 'overlay', 'model_size', 'ImageReader', 'LearnerModel', 'NormalizedModel', 'BinPool',
+           'bin_pools', 'onnx_proto', 'OnnxModel', 'load_model', 'tile_starts', 'tile_weights', 'predict_tiled',
+           'image_batch', 'open_image', 'predict_masks', 'check_predict_options', 'geo_tiff', 'write_geotiff',
+           'output_plan', 'predict_folder', 'segdist_predict']
 
 # %% ../nbs/05b_predict.ipynb #b4cac954
 def palette_png(mask:np.ndarray, # (H, W) class indices
@@ -52,6 +55,20 @@ def model_size(learn:Learner)->tuple:
     if sz is None: raise ValueError('the learner has no resizing batch transform: pass the size with --sz')
     return _hw(sz)
 
+class ImageReader:
+    "How a model reads an image file: fastai's `PILImage` for 8-bit pictures, or its bands at their depth, scaled as in training (`ScaleBands`)"
+    def __init__(self, scale:ScaleBands|None=None): self.scale = scale   # the training's band scaling; None: 8-bit pictures
+    @property
+    def n_in(self)->int: return 3 if self.scale is None else len(self.scale.lo)
+    def __call__(self, fn)->tuple: # (an 8-bit RGB PIL view of the image, for pictures and overlays; what the model takes)
+        "A `PILImage` twice for a picture (it is resized as fastai resizes); for bands, a view and the (C, H, W) float tensor in 0..1"
+        if self.scale is None: im = PILImage.create(fn); return im, im
+        x = self.scale.scale(torch.from_numpy(read_image(fn, self.scale.bands).transpose(2, 0, 1).copy()))
+        return PILImage.create(image_view(x.permute(1, 2, 0))), x
+    def tensor(self, x)->Tensor:
+        "What `__call__` returned for the model, as a (C, H, W) float tensor in 0..1"
+        return image2tensor(x).float().div(255) if isinstance(x, Image.Image) else x
+
 class LearnerModel:
     "A fastai learner (`model.pkl`) as a function from images in 0..1 to class probabilities, with its normalisation and precision"
     engine = 'torch'
@@ -70,16 +87,17 @@ class LearnerModel:
                                for o in ((norm.mean, norm.std) if norm is not None else (0., 1.))]
         n = get_c(learn.dls) or len(learn.codes)
         self.codes, self.void, self.sz = getattr(learn, 'codes', None) or [str(i) for i in range(n)], getattr(learn, 'void', None), model_size(learn)
+        self.reader = ImageReader(first(t for t in learn.dls.after_batch.fs if isinstance(t, ScaleBands)))
         prec = getattr(learn, 'precision', 'fp32')
         self.amp, self.dtype = bf16 or (self.device.type == 'cuda' and prec in ('fp16', 'bf16')), torch.bfloat16 if bf16 or prec == 'bf16' else torch.float16
         if bf16: self.engine = 'torch bf16'
     def probs(self, x:Tensor)->Tensor:
-        "Class probabilities (N, C, H, W) of images `x` (N, 3, H, W) in 0..1"
+        "Class probabilities (N, C, H, W) of images `x` (N, bands, H, W) in 0..1"
         with torch.no_grad(), torch.autocast(self.device.type, dtype=self.dtype, enabled=self.amp):
             return self.model((x.to(self.device) - self.mean) / self.std).float().softmax(1)
 
 class NormalizedModel(nn.Module):
-    "A segmentation model that takes RGB images in 0..1 and normalises them itself"
+    "A segmentation model that takes images in 0..1 (RGB, or bands scaled as in training) and normalises them itself"
     def __init__(self, model:nn.Module, mean, std):
         super().__init__()
         self.model = model
@@ -126,14 +144,16 @@ def onnx_proto(m:LearnerModel, # A learner's model
         buf.seek(0); buf.truncate()
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')   # the TorchScript exporter's notes on traced Python control flow: sizes are padded to multiples of 32
-            torch.onnx.export(module, (torch.rand(1, 3, h, w, device=m.mean.device),), buf, input_names=['image'], output_names=['logits'], opset_version=opset,
+            torch.onnx.export(module, (torch.rand(1, m.reader.n_in, h, w, device=m.mean.device),), buf, input_names=['image'], output_names=['logits'], opset_version=opset,
                               dynamic_axes={'image': dims, 'logits': dims}, dynamo=False)
     # adaptive pooling to more than one bin (PSPNet, UPerNet) exports for one input size only: a graph of the training size
     fixed = any(isinstance(o, nn.AdaptiveAvgPool2d) and _hw(o.output_size) != (1, 1) for o in module.modules())
     with bin_pools(module) if fixed else contextlib.nullcontext(): export({0: 'batch'} if fixed else {0: 'batch', **hw})
     g = onnx.load_from_string(buf.getvalue())
     meta = dict(codes=json.dumps(list(m.codes)), void=json.dumps(m.void), sz=json.dumps([h, w]), multiple='32', **({'fixed': json.dumps([h, w])} if fixed else {}),
-                input='image: float32 (N, 3, H, W), RGB, values 0..1 (the normalisation is in the graph); H and W multiples of 32',
+                input=(f'image: float32 (N, {m.reader.n_in}, H, W), ' + ('RGB, values 0..1' if m.reader.scale is None else 'bands scaled to 0..1 by scale (lo and hi per band, clipped)')
+                       + ' (the normalisation is in the graph); H and W multiples of 32'),
+                **({} if m.reader.scale is None else dict(scale=json.dumps(dict(lo=m.reader.scale.lo, hi=m.reader.scale.hi, bands=m.reader.scale.bands)))),
                 output='logits: float32 (N, C, H, W), one channel per class of codes; argmax over C is the mask',
                 producer='segdist_nb')
     for k, v in meta.items(): p = g.metadata_props.add(); p.key, p.value = k, v
@@ -153,16 +173,19 @@ class OnnxModel:
         if ort is None: raise ImportError(f'{fn} is an ONNX model: install onnxruntime (pip install "segdist_nb[export]")')
         gpu = not cpu and 'CUDAExecutionProvider' in ort.get_available_providers()
         so = ort.SessionOptions(); so.intra_op_num_threads = ifnone(threads, torch.get_num_threads())
-        self.sess = ort.InferenceSession(fn.SerializeToString() if hasattr(fn, 'SerializeToString') else str(fn), so,
-                                         providers=(['CUDAExecutionProvider'] if gpu else []) + ['CPUExecutionProvider'])
+        try: self.sess = ort.InferenceSession(fn.SerializeToString() if hasattr(fn, 'SerializeToString') else str(fn), so,
+                                              providers=(['CUDAExecutionProvider'] if gpu else []) + ['CPUExecutionProvider'])
+        except Exception as e: raise ValueError(f'{fn} cannot be read as an ONNX model ({type(e).__name__}: {str(e)[:150]}): give an .onnx '
+                                                f'written by segdist-export, or a run\'s model.pkl') from None
         meta = self.sess.get_modelmeta().custom_metadata_map
         if 'codes' not in meta: raise ValueError(f'{fn} has no class names in its metadata: export it with segdist-export')
         self.codes, self.void, self.sz = json.loads(meta['codes']), json.loads(meta.get('void', 'null')), _hw(json.loads(meta['sz']))
         self.multiple, self.device, self.meta = int(meta.get('multiple', 32)), torch.device('cpu'), meta
         self.fixed = _hw(json.loads(meta['fixed'])) if 'fixed' in meta else None   # a graph of one input size (adaptive pooling)
+        self.reader = ImageReader(ScaleBands(**json.loads(meta['scale'])) if 'scale' in meta else None)
         self.engine = 'onnx int8' if 'int8' in meta else "onnx"
     def probs(self, x:Tensor)->Tensor:
-        "Class probabilities (N, C, H, W) of images `x` (N, 3, H, W) in 0..1; sides padded to a multiple of 32 and cropped back"
+        "Class probabilities (N, C, H, W) of images `x` (N, bands, H, W) in 0..1; sides padded to a multiple of 32 and cropped back"
         h, w = x.shape[-2:]
         if self.fixed and (h, w) != self.fixed:
             raise ValueError(f'this ONNX model takes {self.fixed[0]}x{self.fixed[1]} images only (its adaptive pooling was exported for its training size), '
@@ -190,7 +213,10 @@ def load_model(model, # `model.pkl`, an exported `.onnx`, a `Learner`, or a mode
             return OnnxModel(model, cpu)
         with warnings.catch_warnings():   # fastai reminds that a pickle can run code: the user names this file, a run's own model
             warnings.filterwarnings('ignore', message='load_learner` uses', category=UserWarning)
-            model = load_learner(model, cpu=ifnone(cpu, not torch.cuda.is_available()))
+            try: model = load_learner(model, cpu=ifnone(cpu, not torch.cuda.is_available()))
+            except Exception as e: raise ValueError(f"{model} cannot be read as a trained model ({type(e).__name__}: {str(e)[:150]}): give a run's "
+                                                    f"model.pkl (written whole at the end of training) or an .onnx from segdist-export") from None
+        if not isinstance(model, Learner): raise ValueError(f"{model} holds a {type(model).__name__}, not a fastai learner: give a run's model.pkl")
     if compile and engine == 'onnx': raise ValueError('compile is for the PyTorch engine: pass engine torch (--engine torch) with it, or leave compile out')
     m = LearnerModel(model, cpu, compile=compile, bf16=engine == 'torch-bf16')
     if engine.startswith('torch') or compile or (engine == 'auto' and (m.device.type != 'cpu' or _ort() is None)): return m
@@ -221,15 +247,14 @@ def _tta(model, x:Tensor, tta:bool)->Tensor:
     return (p + model.probs(x.flip(-1)).flip(-1)) / 2 if tta else p
 
 def predict_tiled(model, # A `LearnerModel` or `OnnxModel`
-                  img:Tensor, # (3, H, W) uint8 image
+                  img:Tensor, # (C, H, W) image, values 0..1 (`ImageReader.tensor`)
                   tile:int, # Window side, pixels (a multiple of 32)
                   overlap:float=0.25, # Share of a window that overlaps the next one
                   bs:int=8, # Windows per batch
                   tta:bool=False, # Average with the flipped windows' predictions
                  )->np.ndarray: # (H, W) uint8 class indices
     "Class index of every pixel of `img` from overlapping windows at native resolution, blended toward the windows' centres"
-    if tile % 32: raise ValueError(f'tile {tile}: the U-Net needs a multiple of 32, e.g. {max(32, tile // 32 * 32)}')
-    if not 0 <= overlap < 1: raise ValueError(f'overlap {overlap}: give a share of the window in [0, 1)')
+    check_predict_options(bs, tile, overlap)
     H, W = img.shape[-2:]
     x = _pad_to(img, tile)
     Hp, Wp = x.shape[-2:]
@@ -243,7 +268,7 @@ def predict_tiled(model, # A `LearnerModel` or `OnnxModel`
             wsum = torch.cat([wsum, wsum.new_zeros(grow, Wp)])
             if acc is not None: acc = torch.cat([acc, acc.new_zeros(acc.shape[0], grow, Wp)], 1)
         for chunk in chunked(xs, bs):
-            p = _tta(model, torch.stack([x[:, y:y + tile, x0:x0 + tile] for x0 in chunk]).float().div(255), tta)
+            p = _tta(model, torch.stack([x[:, y:y + tile, x0:x0 + tile] for x0 in chunk]).float(), tta)
             if acc is None: acc = p.new_zeros(p.shape[1], wsum.shape[0], Wp)
             for x0, pk in zip(chunk, p):
                 acc[:, y - top:y - top + tile, x0:x0 + tile] += pk * win
@@ -255,12 +280,24 @@ def predict_tiled(model, # A `LearnerModel` or `OnnxModel`
     return out[:H, :W]
 
 # %% ../nbs/05b_predict.ipynb #c2c02b87
-def image_batch(imgs:list, # PIL images
+def image_batch(imgs:list, # PIL images, or (C, H, W) float tensors in 0..1 (bands)
                 sz:int|tuple, # Model input size (height, width)
-               )->Tensor: # (N, 3, H, W) float, 0..1
+               )->Tensor: # (N, C, H, W) float, 0..1
     "Images resized (squished) to `sz` as one batch in 0..1, as the model sees whole images"
     h, w = _hw(sz)
+    if imgs and isinstance(imgs[0], Tensor): return torch.stack([resize_bands(x, (h, w)) for x in imgs])
     return torch.stack([image2tensor(im.resize((w, h), Image.BILINEAR)) for im in imgs]).float().div(255)   # fastai's squish Resize
+
+def open_image(reader:ImageReader, # How the model reads images
+               fn:Path|str, # An image file
+               skipped:list|None=None, # Where an unreadable file is noted as (file, reason); None: raise
+              ):
+    "`reader(fn)`; an unreadable file is noted in `skipped` (and None returned), or a `ValueError` naming it"
+    try: return reader(fn)
+    except Exception as e:   # PIL's UnidentifiedImageError (an empty file), OSError (truncated), ...
+        why = f'{type(e).__name__}: {e}'
+        if skipped is None: raise ValueError(f'image {fn} cannot be read ({why})') from None
+        skipped.append((Path(fn), why))
 
 def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `load_model`)
                   fns:list, # Image files
@@ -270,21 +307,90 @@ def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `load_model`)
                   overlap:float=0.25, # Share of a window that overlaps the next (tiles)
                   sz:int|tuple|None=None, # Size whole images are resized to; default: the model's training size
                   progress:bool=True, # Show a progress bar
+                  skipped:list|None=None, # Images that cannot be read are noted here as (file, reason) and left out; None: raise
                  ):
     "Yield (file, image, (H, W) uint8 mask) for each image file: resized whole to the training size, or by tiles"
     it = progress_bar(fns, leave=False) if progress and not fastprogress.fastprogress.NO_BAR else fns
+    r = model.reader
     if tile:
         for fn in it:
-            img = PILImage.create(fn)
-            yield fn, img, predict_tiled(model, image2tensor(img), tile, overlap, bs, tta)
+            got = open_image(r, fn, skipped)
+            if got is not None: yield fn, got[0], predict_tiled(model, r.tensor(got[1]), tile, overlap, bs, tta)
         return
     for chunk in chunked(it, bs):
-        imgs = [PILImage.create(f) for f in chunk]
-        p = _tta(model, image_batch(imgs, ifnone(sz, model.sz)), tta)
+        got = [(f, open_image(r, f, skipped)) for f in chunk]
+        chunk, got = [f for f, o in got if o is not None], [o for f, o in got if o is not None]
+        if not got: continue
+        imgs = [v for v, _ in got]
+        p = _tta(model, image_batch([x for _, x in got], ifnone(sz, model.sz)), tta)
         for fn, im, pk in zip(chunk, imgs, p):
             yield fn, im, F.interpolate(pk[None], size=(im.height, im.width), mode='bilinear', align_corners=False)[0].argmax(0).byte().cpu().numpy()
 
 # %% ../nbs/05b_predict.ipynb #64a5d545
+def check_predict_options(bs:int=8, # Images or windows per batch
+                          tile:int|None=None, # Window side, or None
+                          overlap:float=0.25, # Share of a window that overlaps the next
+                         ):
+    "Refuse impossible values of the prediction options, in the command line's words, before anything is read or written"
+    if not isinstance(bs, (int, np.integer)) or bs < 1: raise ValueError(f'--bs {bs}: give 1 or more images (or windows) per batch')
+    if tile is not None:
+        if tile < 32 or tile % 32: raise ValueError(f'--tile {tile}: the U-Net needs a multiple of 32, e.g. {max(32, tile // 32 * 32)}')
+        if not 0 <= overlap < 1: raise ValueError(f'--overlap {overlap}: give a share of the window in [0, 1), e.g. 0.25')
+
+def _inside(a:Path, b:Path)->bool: return a == b or b in a.parents
+
+def geo_tiff(fn:Path|str)->bool:
+    "Whether `fn` is a GeoTIFF: a TIFF whose first page has GeoTIFF's keys or tie points (a coordinate system and a place)"
+    if not is_tiff(fn): return False
+    try:
+        with tifffile.TiffFile(fn) as t: tags = t.pages[0].tags
+        return 34735 in tags or 33922 in tags   # GeoKeyDirectoryTag, ModelTiepointTag
+    except Exception: return False
+
+def write_geotiff(mask:np.ndarray, # (H, W) class indices
+                  src:Path|str, # The GeoTIFF it was predicted from
+                  dst:Path|str, # The mask's GeoTIFF
+                  palette:np.ndarray, # (n, 3) uint8, its colour map
+                 ):
+    "`mask` as a one-band GeoTIFF with the coordinate system, transform and size of `src`, coloured by `palette` (rasterio)"
+    import rasterio
+    with rasterio.open(src) as s: crs, transform, size = s.crs, s.transform, (s.height, s.width)
+    if mask.shape != size: raise ValueError(f'the mask of {src} is {mask.shape[1]}x{mask.shape[0]}, not {size[1]}x{size[0]} like the image')
+    with rasterio.open(dst, 'w', driver='GTiff', height=size[0], width=size[1], count=1, dtype='uint8', crs=crs, transform=transform,
+                       compress='deflate') as d:
+        d.write(mask.astype(np.uint8), 1)
+        d.write_colormap(1, {i: tuple(int(v) for v in c) for i, c in enumerate(palette)})
+
+def output_plan(images:Path|str, # Folder of images (searched recursively) or one image
+                out:Path|str, # Folder for the masks
+               )->tuple: # ({image: mask path}, note for the user or None)
+    "Each input image's mask under `out`, at its path relative to `images` (a GeoTIFF for a GeoTIFF); refused when a mask would overwrite an input, or two inputs share one"
+    images, out = Path(images).absolute(), Path(out).absolute()
+    if not images.exists(): raise FileNotFoundError(f'{images} does not exist: give a folder of images, or one image')
+    if images.is_dir() and out.resolve() == images.resolve():
+        raise ValueError(f'the output folder {out} is the image folder: the masks would overwrite or mix with the images; '
+                         f'choose another folder (e.g. {images.name}_masks)')
+    note, skip = None, out.resolve()
+    if images.is_dir():
+        every = get_image_files(images)
+        fns = [f for f in every if not _inside(f.resolve(), skip)]   # never our own outputs (OUT inside IMAGES), on this run or the next
+        if len(fns) < len(every): note = f'{out} is inside {images}: its {len(every) - len(fns)} image file(s) are outputs, not read as images'
+        plan = {f: out/f.relative_to(images).with_suffix('.tif' if geo_tiff(f) else '.png') for f in fns}
+    else: plan = {images: out/(images.stem + ('.tif' if geo_tiff(images) else '.png'))}
+    if not plan: raise FileNotFoundError(f'no image files in {images}')
+    ins = {f.resolve() for f in plan}
+    hit = [f for f, d in plan.items() if d.resolve() in ins]
+    if hit: raise ValueError(f'the mask of {hit[0]} would be written over the image {plan[hit[0]]}: choose an output folder outside {images}')
+    seen = {}
+    for f, d in plan.items():
+        if d in seen: raise ValueError(f'{seen[d]} and {f} would both write the mask {d}: rename or move one of them')
+        seen[d] = f
+    geo = [f for f, d in plan.items() if d.suffix == '.tif']
+    if geo and importlib.util.find_spec('rasterio') is None:
+        raise ImportError(f"{len(geo)} image(s) are GeoTIFFs, e.g. {geo[0]}: their masks are written as GeoTIFFs with their coordinates, "
+                          f"which needs rasterio: pip install 'segdist_nb[geo]'")
+    return plan, note
+
 def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an `.onnx` file, or a `Learner`
                    images:Path|str, # Folder of images (searched recursively) or one image
                    out:Path|str, # Folder for the masks (created)
@@ -297,22 +403,28 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
                    overlap:float=0.25, # Share of a window that overlaps the next (tiles)
                    engine:str='auto', # auto, torch, torch-bf16 or onnx (`load_model`)
                    compile:bool=False, # Compile the PyTorch model
+                   skipped:list|None=None, # Images that cannot be read are noted here as (file, reason) and left out; None: raise
+                   verbose:bool=False, # Print the note when `out` is inside `images`
                   )->list: # The mask files written
-    "Predict every image under `images` and write palette PNG masks to `out`"
+    "Predict every image under `images` and write palette PNG masks (GeoTIFFs for GeoTIFFs) to `out`, at the images' relative paths; never over an input"
+    check_predict_options(bs, tile, overlap)
+    plan, note = output_plan(images, out)   # refused before anything is read or written
     m = load_model(model, cpu, engine, compile)
-    images, out = Path(images), Path(out)
-    fns = [images] if images.is_file() else get_image_files(images)
-    if not fns: raise FileNotFoundError(f'no image files in {images}')
+    out = Path(out)
+    if note and verbose: print(note)
     pal = seg_palette(len(m.codes))
     out.mkdir(parents=True, exist_ok=True)
-    if overlay_: (out/'overlay').mkdir(exist_ok=True)
     (out/'palette.json').write_text(json.dumps({c: pal[i].tolist() for i, c in enumerate(m.codes)}, indent=1))
     written = []
-    for fn, img, mask in predict_masks(m, fns, bs, tta, tile, overlap, sz):
-        dst = out/fn.relative_to(images).with_suffix('.png') if images.is_dir() else out/(fn.stem + '.png')
+    for fn, img, mask in predict_masks(m, list(plan), bs, tta, tile, overlap, sz, skipped=skipped):
+        dst = plan[fn]
         dst.parent.mkdir(parents=True, exist_ok=True)
-        palette_png(mask, pal).save(dst); written.append(dst)
-        if overlay_: overlay(img, mask, pal).save(out/'overlay'/(fn.stem + '.jpg'), quality=90)
+        if dst.suffix == '.tif': write_geotiff(mask, fn, dst, pal)   # a GeoTIFF in, a GeoTIFF out: the same coordinates
+        else: palette_png(mask, pal).save(dst)
+        written.append(dst)
+        if overlay_:
+            o = out/'overlay'/dst.relative_to(out.absolute()).with_suffix('.jpg')
+            o.parent.mkdir(parents=True, exist_ok=True); overlay(img, mask, pal).save(o, quality=90)
     return written
 
 # %% ../nbs/05b_predict.ipynb #89490e88
@@ -333,7 +445,9 @@ def segdist_predict(model:str, # A run's model.pkl, or an .onnx from segdist-exp
     "Predict index masks (palette PNGs) for a folder of images with a trained segdist_nb model (.pkl or .onnx)"
     from segdist_nb.distributed import log_progress
     log_progress()
+    skipped = []
     try: fns = predict_folder(model, images, out, bs=bs, overlay_=overlay, tta=tta, sz=sz, cpu=True if cpu else None, tile=tile, overlap=overlap,
-                             engine=engine, compile=compile)
-    except (ValueError, FileNotFoundError, ImportError) as e: print(f'segdist-predict: error: {e}', file=sys.stderr); raise SystemExit(2)
-    print(f'{len(fns)} masks written to {out}')
+                             engine=engine, compile=compile, skipped=skipped, verbose=True)
+    except (ValueError, OSError, ImportError) as e: print(f'segdist-predict: error: {e}', file=sys.stderr); raise SystemExit(2)
+    print(f'{len(fns)} masks written to {out}' + (f', {len(skipped)} image(s) skipped: ' + '; '.join(f'{f} ({why})' for f, why in skipped) if skipped else ''))
+    if skipped: raise SystemExit(1)

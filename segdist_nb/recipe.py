@@ -106,6 +106,13 @@ def check_config(cfg:dict, # A config
         miss, extra = {'name', 'sz', 'bs', 'epochs', 'lr'} - set(st), set(st) - stage_keys
         if miss or extra: raise ValueError(f'{where}: stage {i} ({st.get("name")}) misses {sorted(miss)} or has unknown {sorted(extra)}; '
                                            f'stage keys are {sorted(stage_keys)}')
+        szs = st['sz'] if isinstance(st['sz'], (list, tuple)) else [st['sz']]
+        lrs = st['lr'] if isinstance(st['lr'], (list, tuple)) else [st['lr']]
+        for k, ok, what in [('bs', isinstance(st['bs'], int) and st['bs'] >= 1, 'a whole number of images, 1 or more (--bs)'),
+                            ('epochs', isinstance(st['epochs'], int) and st['epochs'] >= 1, 'a whole number, 1 or more (--epochs-scale)'),
+                            ('sz', all(isinstance(o, int) and o >= 1 for o in szs) and len(szs) in (1, 2), 'pixels, S or [H, W] (--sz-scale)'),
+                            ('lr', all(isinstance(o, (int, float)) and o > 0 for o in lrs) and len(lrs) in (1, 2), 'a positive number, or [lo, hi] (--lr-scale)')]:
+            if not ok: raise ValueError(f"{where}: stage {st['name']}: {k}={st[k]!r}: give {what}")
     if len(set(names)) != len(names): raise ValueError(f'{where}: stage names must be unique, got {names}')
     if not (isinstance(cfg['accum'], int) and cfg['accum'] >= 1): raise ValueError(f"{where}: accum={cfg['accum']!r}: give a whole number of batches, 1 or more")
     if cfg['comm_hook'] not in comm_hooks: raise ValueError(f"{where}: comm_hook={cfg['comm_hook']!r}: choose one of {comm_hooks}")
@@ -156,8 +163,10 @@ def plan_run(cfg:dict, # A config (see `default_config`)
              out:Path, # The run folder
              resume:bool=False, # Continue from `out/ckpt/last.pth`
              restarted:bool=False, # torch elastic restarted the run (`group_restarted`): resume from the checkpoint if there is one
+             restart:bool=False, # Start the run in `out` again from scratch (`train` removes what it left)
             )->AttrDict:
     "Check everything the run needs, before anything is written: data, classes, split, weights, batch sizes, checkpoint"
+    if resume and restart: raise ValueError('--resume and --restart: choose one (continue the run in --out, or start it again there)')
     spec = _prepare_data(cfg)
     codes, use = spec.codes, ['train'] + (['valid'] if spec.has_valid else [])
     if spec.has_valid and (cfg['valid_suffix'] is not None or cfg['valid_names'] is not None):
@@ -166,7 +175,7 @@ def plan_run(cfg:dict, # A config (see `default_config`)
     # launcher stops them
     fns = [f for s in use for f in spec.files(s)]
     if cfg['check'] and rank_distrib() == 0:
-        if cfg['cache'] and cache_checked(spec.root, codes, fns, spec.label_fn(use), None if cfg['cache'] is True else cfg['cache'], cfg['item_sz'], spec.reader):
+        if cfg['cache'] and cache_checked(spec.root, codes, fns, spec.label_fn(use), None if cfg['cache'] is True else cfg['cache'], cfg['item_sz'], spec.reader, spec.imagery):
             print0('data check: the cache of these files records that they passed it; not read again')
         else: check_spec(spec, splits=use)
     if not fns: raise DataError([f"{spec.splits['train'].images} holds no image files: put the images there, or pass --images"], str(spec.root))
@@ -174,9 +183,9 @@ def plan_run(cfg:dict, # A config (see `default_config`)
     arch, tn = cfg['arch'], timm_name(cfg['arch'])
     fn = pretrained_file(arch, cfg['pretrained'])
     if cfg['decoder'] != 'fastai':   # sizes it cannot take, and a weights file that does not fit, are refused now, not at a later stage
-        check_sizes(cfg['decoder'], arch, {f"stage {st['name']}": st['sz'] for st in cfg['stages']})
-        if fn is not None: smp_model(cfg['decoder'], arch, len(codes), pretrained=fn)
-    elif tn is not None and fn is not None: timm_body(tn, fn)
+        check_sizes(cfg['decoder'], arch, {f"stage {st['name']}": st['sz'] for st in cfg['stages']}, spec.imagery.n_in)
+        if fn is not None: smp_model(cfg['decoder'], arch, len(codes), spec.imagery.n_in, fn)
+    elif tn is not None and fn is not None: timm_body(tn, fn, spec.imagery.n_in)
     check_weights(cfg['weights'], codes)
     nt = len(spec.files('train'))
     splits = (L(range(nt)), L(range(nt, len(fns)))) if spec.has_valid else ifnone(_splitter(cfg), default_splitter(spec.root, fns))(fns)
@@ -188,8 +197,9 @@ def plan_run(cfg:dict, # A config (see `default_config`)
                              f"({len(splits[0])} images / {ws} process(es) = {len(splits[0]) // ws}): lower --bs or use fewer processes")
     ck, meta, ck_fn = None, dict(arch=cfg['arch'], decoder=cfg['decoder'], n_classes=len(codes)), out/'ckpt'/'last.pth'
     if resume or restarted:
-        if ck_fn.exists():
-            ck = load_checkpoint(ck_fn)
+        ck, why = resume_point(ck_fn)
+        if ck is not None:
+            if why: print0(f'{why}: resuming from the checkpoint of the epoch before ({prev_path(ck_fn).name})')
             m = ck['meta']
             was = (m['arch'], m.get('decoder', 'fastai'), m['n_classes'])   # checkpoints from before decoders were chosen: fastai's
             if was != (meta['arch'], meta['decoder'], meta['n_classes']):
@@ -199,14 +209,20 @@ def plan_run(cfg:dict, # A config (see `default_config`)
                 raise ValueError(f"{ck_fn} is from stage {m['stage']}, but this config has {len(cfg['stages'])} stages: resume with the same stages")
         elif (out/'final.json').exists():
             raise FileExistsError(f'the run in {out} has finished (final.json) and kept no checkpoint: there is nothing to resume; '
-                                  f'start a new --out')
+                                  f'train it again in this folder with --restart, or choose another --out')
+        elif ck_fn.exists() or prev_path(ck_fn).exists():
+            raise ValueError(f'{why}, and no readable checkpoint of an earlier epoch is kept: start the run again in this folder with --restart, '
+                             f'or choose another --out')
         elif not restarted:
-            raise FileNotFoundError(f'--resume: no checkpoint at {ck_fn}: start without --resume')
+            if (out/'config.json').exists(): raise FileNotFoundError(f'--resume: the run in {out} stopped before its first epoch ended: there is no '
+                                                                     f'checkpoint ({ck_fn}) to resume from; start it again with --restart')
+            raise FileNotFoundError(f'--resume: {out} holds no run to resume (no {ck_fn}): start without --resume')
     if rank_distrib() == 0:  # rank 0 alone, which writes config.json: the launcher stops the others if it fails
         if out.exists() and not out.is_dir(): raise NotADirectoryError(f'run folder {out} is a file: choose another --out')
-        if not (resume or restarted) and (out/'config.json').exists():
-            raise FileExistsError(f'run folder {out} already holds a run: pass --resume to continue it, or choose another --out')
-    return AttrDict(data=spec, codes=codes, void=void, arch=arch, ck=ck, meta=meta, fns=fns, use=use)
+        if not (resume or restarted or restart) and (out/'config.json').exists():
+            raise FileExistsError(f'run folder {out} already holds a run: pass --resume to continue it, --restart to start it again in this '
+                                  f'folder, or choose another --out')
+    return AttrDict(data=spec, codes=codes, void=void, arch=arch, ck=ck, meta=meta, fns=fns, use=use, splits=splits)
 
 # %% ../nbs/04d_recipe.ipynb #0451cfb1
 def _learner(cfg, st, data, out, arch, void, weights, cache=None):
@@ -273,16 +289,23 @@ def train(cfg:dict, # A config (see `default_config`)
           out:Path|str, # The run folder
           resume:bool=False, # Continue from `out/ckpt/last.pth`
           cbs:list|None=None, # Extra callbacks for every fit (e.g. for tests)
+          restart:bool=False, # Start the run in `out` again: what an earlier run left there is removed first (`clear_run`)
          )->Learner:
     "Run every stage of `cfg` in this process; return the final learner"
     out, tm = Path(out), RunTimer()
     rank = setup_distrib(cfg.get('seed'))
     try:  # every input problem is one `RunError`, raised before anything is written
         cfg = check_config(dict(cfg))
-        p = plan_run(cfg, out, resume, group_restarted())
+        restarted = group_restarted()   # an elastic restart of a --restart run resumes: what it trained is not removed again
+        p = plan_run(cfg, out, resume, restarted, restart)
         tm('checks')
+        if restart and not restarted and rank == 0 and (gone := clear_run(out)):
+            print0(f'--restart: removed {len(gone)} file(s) and folder(s) of the earlier run in {out}')
         cache = seg_cache(p.data.root, p.fns, p.data.label_fn(p.use), None if cfg['cache'] is True else cfg['cache'],
-                          cfg['item_sz'], checked=p.codes if cfg['check'] else None, reader=p.data.reader) if cfg['cache'] else None
+                          cfg['item_sz'], checked=p.codes if cfg['check'] else None, reader=p.data.reader, imagery=p.data.imagery) if cfg['cache'] else None
+        if not p.data.imagery.plain:   # bands at their depth: their statistics, once for the run (recorded in config.json, carried by model.pkl)
+            p.data.stats = band_stats(p.data.files('train') if p.data.has_valid else [p.fns[i] for i in p.splits[0]], p.data.imagery.bands, cache)
+            print0(f"{p.data.imagery}: bands scaled by their lowest and highest values over the training split, lo {p.data.stats['lo']}, hi {p.data.stats['hi']}")
         if rank == 0:
             try:
                 for d in ('models', 'ckpt', 'ranks'): (out/d).mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/runfolder.html.md"""
 
 # %% ../nbs/04c_runfolder.ipynb #9f9ebd41
 from __future__ import annotations
-import csv, hashlib, json, os, time
+import csv, hashlib, json, os, shutil, time
 from pathlib import Path
 import numpy as np, torch
 from fastcore.all import *
@@ -16,8 +16,8 @@ from .metrics import SegMetric
 from .distributed import print0
 
 # %% auto #0
-__all__ = ['RunLog', 'trim_log', 'weights_digest', 'RunTimer', 'tidy_run', 'plot_losses', 'plot_results', 'save_plots',
-           'RunTensorBoard']
+__all__ = ['run_files', 'RunLog', 'trim_log', 'weights_digest', 'RunTimer', 'tidy_run', 'clear_run', 'plot_losses',
+           'plot_results', 'save_plots', 'RunTensorBoard']
 
 # %% ../nbs/04c_runfolder.ipynb #3cb56d29
 class RunLog(Callback):
@@ -72,12 +72,23 @@ def tidy_run(out:Path, # A finished run's folder
              keep:str='final', # One of `keep_choices`
             )->list: # The files removed
     "Remove what a finished run does not keep: the resume checkpoint (unless 'all') and each stage's weights ('final')"
-    gone = ([out/'ckpt'/'last.pth'] if keep != 'all' else []) + (sorted((out/'models').glob('*.pth')) if keep == 'final' else [])
+    gone = (sorted((out/'ckpt').glob('*.pth')) if keep != 'all' else []) + (sorted((out/'models').glob('*.pth')) if keep == 'final' else [])   # last.pth and last.prev.pth
     gone = [f for f in gone if f.exists()]
     mb = sum(f.stat().st_size for f in gone) / 2**20
     for f in gone: f.unlink()
     if gone: print0(f"kept model.pkl ({(out/'model.pkl').stat().st_size / 2**20:.0f} MB); removed {len(gone)} weight file(s), {mb:.0f} MB "
                     f"(--keep {'stages' if keep == 'final' else 'all'} keeps them)")
+    return gone
+
+# %% ../nbs/04c_runfolder.ipynb #84a62665
+run_files = ('config.json', 'metrics.csv', 'final.json', 'timing.json', 'model.pkl', 'model.pkl.tmp', 'loss.png', 'iou.png', 'results.png',
+             'confusion.png', 'models', 'ckpt', 'ranks', 'tb')   # what a run writes in its folder
+
+def clear_run(out:Path, # A run folder
+             )->list: # What was removed
+    "Remove what a run wrote in `out` (`run_files`), leaving anything else"
+    gone = [out/f for f in run_files if (out/f).exists()]
+    for f in gone: shutil.rmtree(f) if f.is_dir() else f.unlink()
     return gone
 
 # %% ../nbs/04c_runfolder.ipynb #0c0a8052

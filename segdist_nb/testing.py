@@ -1,6 +1,6 @@
 # Helpers for this library's own tests: a quick run's arguments, and a callback that kills a rank on cue.
 #
-# Not part of the documented API, and not a chapter: the tests of chapters 04d, 05, 05a and 05c import it. It is written
+# Not part of the documented API, and not a chapter: the tests of chapters 04d, 05, 05c and 05f import it. It is written
 # by hand (nbdev-export leaves it alone), so that the documented modules hold only what users call.
 # (A comment, not a docstring: nbdev-export would list the module in llms.txt.)
 

@@ -30,7 +30,8 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--images', help="image folder, relative to --data (default 'images')")
     p.add_argument('--labels', help="mask path template, relative to --data, with {stem}, {suffix}, {name} (default 'labels/{stem}_P{suffix}')")
     p.add_argument('--out', help='run folder; default runs/<start time>, the same for every rank')
-    p.add_argument('--resume', action='store_true', help='continue the run in --out from its last finished epoch')
+    p.add_argument('--resume', action='store_true', help='continue the run in --out from its last finished epoch (the one before, when the last checkpoint cannot be read)')
+    p.add_argument('--restart', action='store_true', help='start the run in --out again from scratch: what the earlier run wrote there is removed')
     p.add_argument('--arch', help="encoder: a torchvision ResNet (resnet34, the default), a timm model (convnext_tiny, efficientnet_b0, ...) or 'timm:NAME'")
     p.add_argument('--decoder', type=str.lower, choices=decoders, metavar='DECODER',
                    help=f"fastai (the seed's self-attention DynamicUnet) or an architecture of segmentation_models.pytorch: {', '.join(decoders[1:])}")
@@ -68,7 +69,7 @@ def train_parser()->argparse.ArgumentParser:
     return p
 
 def config_from_args(argv:list|None=None)->tuple:
-    "(config, run folder, resume) from command-line arguments"
+    "(config, run folder, resume, restart) from command-line arguments"
     a = train_parser().parse_args(argv)
     cfg = load_config(a.config)
     for k in ('data', 'arch', 'decoder', 'aug', 'loss', 'monitor', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep', 'accum', 'comm_hook', 'powersgd_rank', 'powersgd_warmup'):
@@ -95,8 +96,10 @@ def config_from_args(argv:list|None=None)->tuple:
         if miss: raise ValueError(f"--stages {miss} not in the config's stages {[s['name'] for s in stages]}")
         stages = [s for s in stages if s['name'] in want]
     cfg['stages'] = scale_stages(stages, a.epochs_scale, a.sz_scale, a.bs, a.lr_scale)
+    if (a.resume or a.restart) and not a.out:
+        raise ValueError(f"--{'resume' if a.resume else 'restart'} needs --out RUN, the folder of the run to {'continue' if a.resume else 'start again'} (e.g. runs/20261203-091500)")
     out = Path(a.out) if a.out else Path('runs')/run_name()
-    return check_config(cfg), out, a.resume
+    return check_config(cfg), out, a.resume, a.restart
 
 # %% ../nbs/05_train.ipynb #91327166
 def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
@@ -106,7 +109,7 @@ def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
     def fail(e):
         if rank_distrib() == 0: print(f'train.py: error: {e}', file=sys.stderr)
         raise SystemExit(2)
-    try: cfg, out, resume = config_from_args(argv)
+    try: cfg, out, resume, restart = config_from_args(argv)
     except (ValueError, OSError) as e: fail(e)
-    try: return train(cfg, out, resume, cbs=cbs)
+    try: return train(cfg, out, resume, cbs=cbs, restart=restart)
     except RunError as e: fail(e)   # other exceptions are bugs: they keep their traceback

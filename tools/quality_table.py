@@ -1,0 +1,83 @@
+"""The quality-at-equal-budget table of the README (issue 28): each row trains from scratch for the same wall-clock.
+
+    python tools/quality_table.py DATA OUT [--budget 900] [--cpus 2] [--rows seed,unet_seed,unet,fpn,deeplabv3plus,peer]
+
+DATA is a data set with train, valid and test splits (CamVid as the SegNet tutorial ships it, with the data.yaml that
+`segdist-check-data --write` writes and the class names filled in). Each library row is `train.py` on --cpus
+processes with its config below (`--cache --monitor miou`, resnet18, from scratch); its stages' epochs are scaled so
+that the whole command takes --budget seconds: a calibration run of one epoch per stage measures each stage's epoch
+and the fixed costs (start-up, cache, export), and the epochs of the real run are the config's, times the factor that
+fills the budget. The peer row is tools/peer_smp.py with the same budget. Every model is then scored on the test split
+by `segdist-eval --split test` (full resolution, void left out). Writes OUT/quality.json and prints the table.
+"""
+import argparse, csv, json, subprocess, sys, time
+from pathlib import Path
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+stages = lambda lr3: [dict(name='stage-1-small', sz=96, bs=8, epochs=4, lr=2e-3, pct_start=0.3),
+                      dict(name='stage-1-large', sz=128, bs=8, epochs=3, lr=1e-3, pct_start=0.3),
+                      dict(name='stage-2', sz=128, bs=8, epochs=3, lr=lr3, pct_start=0.3, freeze=False)]
+ROWS = {   # name: config (every row: resnet18 from scratch, the same stages, weights by median frequency)
+    'seed': dict(decoder='fastai', aug='seed', loss='ce'),
+    'unet_seed': dict(decoder='unet', aug='seed', loss='ce'),
+    'unet': dict(decoder='unet', aug='scene', loss='ce+dice'),
+    'fpn': dict(decoder='fpn', aug='scene', loss='ce+dice'),
+    'deeplabv3plus': dict(decoder='deeplabv3plus', aug='scene', loss='ce+dice'),
+    'segformer': dict(decoder='segformer', aug='scene', loss='ce+dice'),
+}
+
+def run(cmd, log):
+    t0 = time.time()
+    with open(log, 'w') as f: r = subprocess.run([str(c) for c in cmd], stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
+    if r.returncode: sys.exit(f'{cmd} failed: see {log}')
+    return time.time() - t0
+
+def epoch_times(run_dir):
+    "Seconds per epoch of each stage, from metrics.csv"
+    out = {}
+    for r in csv.DictReader(open(run_dir/'metrics.csv')):
+        m, s = r['time'].split(':'); out.setdefault(r['name'], []).append(60 * int(m) + int(s))
+    return {k: sum(v) / len(v) for k, v in out.items()}
+
+def main():
+    p = argparse.ArgumentParser(); p.add_argument('data'); p.add_argument('out'); p.add_argument('--budget', type=float, default=900)
+    p.add_argument('--cpus', type=int, default=2); p.add_argument('--rows', default='seed,unet_seed,unet,fpn,deeplabv3plus,peer')
+    a = p.parse_args()
+    out = Path(a.out).absolute(); out.mkdir(parents=True, exist_ok=True)
+    res = json.loads((out/'quality.json').read_text()) if (out/'quality.json').exists() else {}
+    launch = [sys.executable, '-m', 'segdist_nb.launch', '--cpus', a.cpus]
+    for name in a.rows.split(','):
+        if name in res: continue
+        if name == 'peer':
+            wall = run([*launch, ROOT/'tools/peer_smp.py', a.data, out/'peer', '--budget', a.budget], out/'peer.log') if (out/'peer').mkdir(exist_ok=True) is None else 0
+            model, info = out/'peer'/'peer.onnx', json.loads((out/'peer'/'peer.json').read_text())
+            row = dict(row=name, decoder='unet (plain PyTorch DDP loop)', aug='hflip + lighting', loss='ce+dice', wall_s=wall, epochs=info['epochs'],
+                       valid_miou=info['best_valid_miou'])
+        else:
+            cfg = dict(arch='resnet18', weights='median_freq', monitor='miou', stages=stages([1e-4, 1e-3]), **ROWS[name])
+            (out/f'{name}_cal.yaml').write_text(yaml.safe_dump(dict(cfg, stages=[dict(s, epochs=1) for s in cfg['stages']])))
+            cal = out/f'{name}_cal'
+            wall1 = run([*launch, ROOT/'train.py', '--config', out/f'{name}_cal.yaml', '--data', a.data, '--out', cal, '--cache'], out/f'{name}_cal.log')
+            per = epoch_times(cal)
+            fixed = max(0., wall1 - sum(per.values()))
+            base = sum(s['epochs'] * per[s['name']] for s in cfg['stages'])
+            k = (a.budget - fixed) / base
+            cfg['stages'] = [dict(s, epochs=max(1, round(s['epochs'] * k))) for s in cfg['stages']]
+            (out/f'{name}.yaml').write_text(yaml.safe_dump(cfg))
+            wall = run([*launch, ROOT/'train.py', '--config', out/f'{name}.yaml', '--data', a.data, '--out', out/name, '--cache'], out/f'{name}.log')
+            model = out/name/'model.pkl'
+            row = dict(row=name, decoder=cfg['decoder'], aug=cfg['aug'], loss=cfg['loss'], wall_s=wall, epochs=[s['epochs'] for s in cfg['stages']],
+                       valid_miou=json.loads((out/name/'final.json').read_text())['miou'], calibration=dict(epoch_s=per, fixed_s=fixed))
+        ev = out/f'eval-{name}'
+        run([sys.executable, '-m', 'segdist_nb.evaluate', model, a.data, '--split', 'test', '--out', ev], out/f'{name}_eval.log')
+        e, pc = json.loads((ev/'eval.json').read_text()), list(csv.DictReader(open(ev/'per_class.csv')))
+        row.update(test_miou=e['metrics']['miou'], test_iou={r['name']: float(r['iou']) for r in pc})
+        res[name] = row
+        (out/'quality.json').write_text(json.dumps(res, indent=1))
+        print(json.dumps({k: v for k, v in row.items() if k not in ('test_iou', 'calibration')}), flush=True)
+    print('| row | decoder | aug | loss | epochs | wall-clock (s) | valid mean IoU | test mean IoU |\n|---|---|---|---|---|---|---|---|')
+    for r in res.values():
+        print(f"| {r['row']} | {r['decoder']} | {r['aug']} | {r['loss']} | {r['epochs']} | {r['wall_s']:.0f} | {r['valid_miou']:.3f} | {r['test_miou']:.3f} |")
+
+if __name__ == '__main__': main()
