@@ -32,7 +32,7 @@ __all__ = ['bench', 'report', 'plot_bench', 'bench_parser', 'segdist_bench', 'be
 def bench(n:int=2, # Processes to compare with one
           cpus:bool=True, # CPU processes (one thread each); False = one process per GPU
           sz:int=64, bs:int=8, arch:str='resnet34', precision:str='auto',
-          decoder:str='fastai', # The model on `arch`: 'fastai' (the seed's DynamicUnet) or an SMP architecture (`decoders`)
+          decoder:str='unet', # The model on `arch`: an SMP architecture (`decoders`), or 'fastai' (the seed's DynamicUnet)
           data:str|None=None, # Data set root; default: a synthetic one in the run folder
           out:str|None=None, # Run folder; default runs/bench-<time>
           warmup:int=3, steps:int=3, reps:int=5, # Batches left out, batches per repetition, repetitions
@@ -205,7 +205,7 @@ def bench_parser():
     p.add_argument('--sz', type=int, default=64, help='training size in pixels (default 64)')
     p.add_argument('--bs', type=int, default=8, help='batch size per process (default 8)')
     p.add_argument('--arch', default='resnet34', help='encoder: a torchvision ResNet (default resnet34) or a timm model, e.g. convnext_nano')
-    p.add_argument('--decoder', default='fastai', type=str.lower, choices=decoders, metavar='DECODER', help="fastai (the seed's DynamicUnet, the default) or an SMP architecture: unet, fpn, ...")
+    p.add_argument('--decoder', default='unet', type=str.lower, choices=decoders, metavar='DECODER', help="an SMP architecture: unet (the default), fpn, ...; or fastai, the seed's DynamicUnet")
     p.add_argument('--precision', default='auto', choices=['auto', 'fp32', 'fp16', 'bf16'], help='auto: bf16/fp16 on GPUs, fp32 on CPUs')
     p.add_argument('--data', help='data set root; default: a synthetic data set made in the run folder')
     p.add_argument('--out', help='run folder for bench.json, bench.png and the caches; default runs/bench-<time>')
@@ -283,7 +283,7 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained model, when no `m
                 steps:int=10, reps:int=6, # Training steps per row, timed inference batches per row
                 device:str='cpu', # 'cpu', or 'cuda' for the first GPU (no onnxruntime rows there)
                 precision:str='auto', # 'fp32' or 'bf16'; auto: bf16 on a GPU, fp32 on a CPU
-                decoder:str='fastai', # The untrained model's architecture on `arch` (`decoders`)
+                decoder:str='unet', # The untrained model's architecture on `arch` (`decoders`)
                )->dict:
     "One process's training and inference rows side by side (`speed_bench`); write speed.json to `out`"
     precision = {'auto': 'bf16' if device == 'cuda' else 'fp32'}.get(precision, precision)

@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/data.html.md"""
 
 # %% ../nbs/00_data.ipynb #10842161
 from __future__ import annotations
-import json, os, random
+import difflib, json, os, random
 from collections import Counter
 from pathlib import Path
 import numpy as np, tifffile, torch
@@ -21,8 +21,8 @@ from fastai.distributed import rank0_first
 __all__ = ['synth_codes', 'ignore_index', 'mask_layouts', 'aug_presets', 'make_synthetic', 'synthetic_once', 'DataError',
            'read_codes', 'MaskPath', 'SplitMasks', 'ReplaceInPath', 'MaskError', 'palette_colours', 'MaskReader',
            'is_tiff', 'read_image', 'image_info', 'Imagery', 'imagery', 'resize_bands', 'check_root', 'layout_hint',
-           'check_pairs', 'check_data', 'seg_palette', 'seg_tfms', 'valid_txt_splitter', 'default_splitter',
-           'check_split']
+           'check_pairs', 'check_data', 'seg_palette', 'SegAffine', 'seg_tfms', 'valid_txt_splitter',
+           'default_splitter', 'check_split']
 
 # %% ../nbs/00_data.ipynb #2f322ce6
 synth_codes = ['background', 'circle', 'square', 'triangle', 'void']
@@ -283,6 +283,7 @@ def read_image(fn:Path|str, # An image file
     if is_tiff(fn):
         with tifffile.TiffFile(fn) as t:
             s = t.series[0]; a = _hwc(s.asarray(), s.axes, fn)
+            a = a[..., :a.shape[2] - _alpha(t)]   # an RGBA picture's alpha is no band (PIL drops it too)
     else:
         with Image.open(fn) as im:
             if im.mode == 'P' or im.mode == 'PA': im = im.convert('RGBA' if 'A' in im.mode else 'RGB')
@@ -295,13 +296,18 @@ def read_image(fn:Path|str, # An image file
         a = a[..., [b - 1 for b in bands]]
     return np.ascontiguousarray(a)
 
+def _alpha(t)->int:
+    "Alpha samples of a TIFF whose colours are RGB (photometric RGB with associated or unassociated alpha extra samples)"
+    p = t.pages[0]
+    return sum(int(e) in (1, 2) for e in (p.extrasamples or ())) if int(p.photometric) == 2 else 0
+
 def image_info(fn:Path|str, # An image file
               )->tuple: # (numpy dtype name, bands, (height, width))
-    "An image's depth, band count and size, from its header"
+    "An image's depth, band count (an RGBA picture's alpha left out) and size, from its header"
     if is_tiff(fn):
-        with tifffile.TiffFile(fn) as t: s = t.series[0]; shape, axes, dt = s.shape, s.axes, s.dtype.name
+        with tifffile.TiffFile(fn) as t: s = t.series[0]; shape, axes, dt, al = s.shape, s.axes, s.dtype.name, _alpha(t)
         other = [shape[i] for i, c in enumerate(axes) if c not in 'YX']
-        return dt, int(np.prod(other)) if other else 1, (shape[axes.index('Y')], shape[axes.index('X')])
+        return dt, (int(np.prod(other)) if other else 1) - al, (shape[axes.index('Y')], shape[axes.index('X')])
     with Image.open(fn) as im: return (*_pil_depth.get(im.mode, ('uint8', 3)), im.size[::-1])
 
 # %% ../nbs/00_data.ipynb #f86ece80
@@ -408,10 +414,13 @@ def check_pairs(fns:list, # Image files
                )->list: # The problems found
     "Every problem of the pairs (image, `label_fn(image)`), and the masks in their folders that no image maps to"
     msks = [Path(label_fn(o)) for o in fns]
-    probs, pairs = [], []
+    probs, pairs, there = [], [], {}
     for f, m in zip(fns, msks):
-        if m.is_file(): pairs.append((f, m, reader))
-        else: probs.append(f'image {f} has no mask (expected {m}): add the mask or remove the image')
+        if m.is_file(): pairs.append((f, m, reader)); continue
+        if m.parent not in there: there[m.parent] = [o.name for o in m.parent.iterdir() if o.is_file()] if m.parent.is_dir() else []
+        near = difflib.get_close_matches(m.name, there[m.parent], n=1, cutoff=0.8)   # a misnamed mask: say which file it may be
+        probs.append(f'image {f} has no mask (expected {m}): add the mask or remove the image' +
+                     (f'; {m.parent/near[0]} is there: if it is this mask, rename it {m.name}' if near else ''))
     images, expected = set(ifnone(images, fns)), set(ifnone(expected, msks))
     fs = label_fn.fns if isinstance(label_fn, SplitMasks) else [label_fn]
     tails = {_tail(f) for f in fs}
@@ -461,6 +470,32 @@ def seg_palette(n:int, # Number of classes
     extra = np.random.default_rng(0).integers(0, 256, (max(0, n - 20), 3), dtype=np.uint8)
     return np.concatenate([base, extra])[:n]
 
+# %% ../nbs/00_data.ipynb #c66f1e93
+from fastai.vision.augment import affine_grid, _init_mat
+
+class SegAffine(AffineCoordTfm):
+    "fastai's affine batch transform (flips, zoom, resizing), with a resampling that needs no host sync"
+    @classmethod
+    def like(cls, t:AffineCoordTfm)->SegAffine:
+        "A `SegAffine` with `t`'s matrix and coordinate functions and settings: the same random draws"
+        return cls(aff_fs=t.aff_fs, coord_fs=t.coord_fs, size=t.size, mode=t.mode, pad_mode=t.pad_mode, mode_mask=t.mode_mask, align_corners=t.align_corners)
+    def encodes(self, x:TensorImage):
+        "fastai's `AffineCoordTfm._encode` and `TensorImage.affine_coord`, resampled by `_resample`"
+        coord_func = None if len(self.coord_fs) == 0 or self.split_idx else partial(compose_tfms, tfms=self.coord_fs, reverse=False)
+        if self.mat is None and coord_func is None and self.size is None: return x
+        size = tuple(x.shape[-2:]) if self.size is None else (self.size, self.size) if isinstance(self.size, int) else tuple(self.size)
+        mat = self.mat if self.mat is not None else _init_mat(x)[:, :2]
+        coords = affine_grid(mat, x.shape[:2] + size, align_corners=self.align_corners)
+        if coord_func is not None: coords = coord_func(coords)
+        return TensorImage(_resample(x, coords, self.mode, self.pad_mode, self.align_corners))
+
+def _resample(x, coords, mode, padding_mode, align_corners):
+    "fastai's `_grid_sample`, its batch zoom taken as 1 instead of read from the device"
+    if mode == 'bilinear':   # fastai's smoother downwards resampling: shrink first when resizing down by more than 2x
+        d = min(x.shape[-2] / coords.shape[-2], x.shape[-1] / coords.shape[-1]) / 2   # fastai's expression, as it is
+        if d > 1: x = F.interpolate(x, scale_factor=1 / d, mode='area', recompute_scale_factor=True)
+    return F.grid_sample(x, coords, mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+
 # %% ../nbs/00_data.ipynb #81f90d4a
 aug_presets = dict(   # `aug_transforms` arguments of each preset (`aug:`, --aug)
     seed=dict(do_flip=True, flip_vert=True, max_rotate=0, min_zoom=1, max_zoom=1, max_lighting=0.2, max_warp=0, p_affine=0.75, p_lighting=0.5),
@@ -472,11 +507,12 @@ def seg_tfms(sz:int|tuple, # Training size (the seed's `size`)
              aug:str='seed', # A preset of `aug_presets`: 'seed' (tiles: any orientation), 'scene' (a fixed up), 'none'
              stats:tuple|None=None, # (mean, std) per band of `Normalize`; default ImageNet's
             )->list:
-    "The batch transforms: the preset's `aug_transforms` (resizing to `sz`), then `Normalize` (ImageNet's, or the bands' own statistics)"
+    "The batch transforms: the preset's `aug_transforms` (resizing to `sz`; its affine part a `SegAffine`), then `Normalize` (ImageNet's, or the bands' own statistics)"
     if aug not in aug_presets: raise ValueError(f"aug={aug!r}: choose one of {', '.join(aug_presets)} (--aug, aug: in a config or data.yaml)")
     kw = dict(size=sz, mode='bilinear', pad_mode='reflection', align_corners=True)
     p = aug_presets[aug]
-    return [*(aug_transforms(mult=1.0, **p, **kw) if p else [AffineCoordTfm(**kw)]), Normalize.from_stats(*ifnone(stats, imagenet_stats))]
+    tfms = aug_transforms(mult=1.0, **p, **kw) if p else [AffineCoordTfm(**kw)]
+    return [*(SegAffine.like(t) if isinstance(t, AffineCoordTfm) else t for t in tfms), Normalize.from_stats(*ifnone(stats, imagenet_stats))]
 
 # %% ../nbs/00_data.ipynb #9d4c7bd8
 def valid_txt_splitter(path:Path|str, # Data set root holding `valid.txt`

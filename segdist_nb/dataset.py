@@ -316,7 +316,7 @@ cityscapes_names = ['road', 'sidewalk', 'building', 'wall', 'fence', 'pole', 'tr
 voc_names = ['background', 'aeroplane', 'bicycle', 'bird', 'boat', 'bottle', 'bus', 'car', 'cat', 'chair', 'cow', 'diningtable', 'dog',
              'horse', 'motorbike', 'person', 'pottedplant', 'sheep', 'sofa', 'train', 'tvmonitor']
 mask_names = ['{name}', '{stem}.png', '{stem}_P{suffix}', '{stem}_P.png', '{stem}_L.png', '{stem}_mask.png', '{stem}_mask{suffix}',
-              '{stem}_label.png', '{stem}_labels.png', '{stem}_gt.png']
+              '{stem}_label.png', '{stem}_labels.png', '{stem}_gt.png', '{stem}.gif', '{stem}.tif', '{stem}_mask.gif', '{stem}_mask.tif']
 palette_files = ('label_colors.txt', 'class_dict.csv')
 _mask_dirs, _annot_sfx = ('labels', 'masks', 'annotations', 'annotation', 'gt', 'label', 'mask'), ('annot', '_annot', '_labels', '_masks', '_gt', '_label', '_mask')
 
@@ -370,7 +370,11 @@ def _scan(reader_fns:list, n:int=300)->tuple:
             if m.mode in ('RGB', 'RGBA'):
                 colour = True; a = np.asarray(m.convert('RGB')).reshape(-1, 3)
                 vals |= {tuple(int(v) for v in o) for o in np.unique(a, axis=0)}
-            else: vals |= set(np.unique(np.asarray(m)).tolist())
+                continue
+            u = np.unique(np.asarray(m))
+            pal = np.array(m.getpalette() or [], np.int64).reshape(-1, 3) if m.mode == 'P' else None
+            if pal is not None and len(pal) > u.max() and (pal[u] == pal[u][:, :1]).all(): u = np.unique(pal[u, 0])   # a grey palette: the greys shown
+            vals |= set(u.tolist())
     return vals, colour
 
 def _classes_found(root:Path, masks:list, known:list|None=None)->tuple:
@@ -384,6 +388,11 @@ def _classes_found(root:Path, masks:list, known:list|None=None)->tuple:
         cols = sorted(vals)
         return (dict(names=[f'class_{i}' for i in range(len(cols))], palette=[list(c) for c in cols]),
                 [f'colour masks: {len(cols)} colours found in the first {min(len(masks), 300)} masks, listed as palette: with placeholder names: rename them'])
+    low = sorted(v for v in vals if v != 255)
+    if len(vals) <= 8 and (vals == {0, 255} or low != list(range(len(low)))):   # a few grey levels (0/255 binary masks): one class each
+        g = sorted(vals)
+        return (dict(names=[f'class_{i}' for i in range(len(g))], palette=g),
+                [f'grey-level masks: values {g} found in the first {min(len(masks), 300)} masks, one class each (palette:), with placeholder names: rename them'])
     ign = [255] if 255 in vals else []
     top = max([v for v in vals if v != 255], default=0)
     return (dict(names=[f'class_{i}' for i in range(top + 1)], **(dict(ignore=ign) if ign else {})),
@@ -506,7 +515,9 @@ def segdist_check_data(data:str, # Data set folder (with data.yaml, or images/, 
         how = valid_split(spec)   # as training splits it: valid.txt's names checked too
     except SpecError as e: print(e, file=sys.stderr); raise SystemExit(2)
     except DataError as e: print(e); raise SystemExit(1)
-    print(f'{data}: ' + ', '.join(f'{s} {len(v)}' for s, v in out.items()) + f' image/mask pairs{how}, {len(spec.codes)} classes, no problem found')
+    im = spec.imagery
+    print(f'{data}: ' + ', '.join(f'{s} {len(v)}' for s, v in out.items()) + f' image/mask pairs{how}, {len(spec.codes)} classes, '
+          f"images: {im.kind}{f' (bands {im.bands})' if im.bands else ''}{'' if im.plain else ', read at their depth'}, no problem found")
 
 def valid_split(spec:DataSpec, # A data set's description
                )->str: # How validation is chosen, for the check's summary

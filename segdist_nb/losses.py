@@ -40,15 +40,18 @@ class SegDiceLoss(SegLoss):
                  eps:float=1e-7, # Added to the denominators
                 ): super().__init__(); store_attr()
     def forward(self, inp, targ):
+        inp, targ = inp.as_subclass(torch.Tensor), targ.as_subclass(torch.Tensor)   # fastai's tensor subclasses: plain tensors, one dispatch
         ok = counted(targ, self.n, self.void, ignore_void=True)
         p = F.softmax(inp.float(), dim=1) * ok.unsqueeze(1)
-        t = F.one_hot(targ.long().where(ok, 0), self.n).movedim(-1, 1) * ok.unsqueeze(1)
+        cls = torch.arange(self.n, device=targ.device).view(1, -1, *[1] * (targ.ndim - 1))
+        t = ((targ.long().unsqueeze(1) == cls) & ok.unsqueeze(1)).float()   # one-hot, without `F.one_hot`'s range check (a host sync)
         dims = [0] + list(range(2, p.ndim))
         inter, card, present = (p * t).sum(dims), (p + t).sum(dims), t.sum(dims) > 0
-        if self.void is not None: present[self.void] = False
-        if not present.any(): return inp.sum() * 0.    # nothing counted: no loss, and a graph for backward
+        if self.void is not None: present = present & (cls.flatten() != self.void)
+        k = present.sum()
         dice = 2 * inter / (card + self.eps)
-        return 1 - dice[present].mean()
+        # the mean over the classes present, with no data-dependent shape or host sync; nothing counted: 0, with a graph for backward
+        return torch.where(k > 0, 1 - (dice * present).sum() / k.clamp_min(1), inp.sum() * 0.)
 
 # %% ../nbs/02b_losses.ipynb #f2b0c3e4
 class SegFocalLoss(SegLoss):

@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/model.html.md"""
 
 # %% ../nbs/03_model.ipynb #4cf006e6
 from __future__ import annotations
-import inspect, os, warnings
+import inspect, os, time, warnings
 from pathlib import Path
 import numpy as np, torch, torchvision
 from fastcore.all import *
@@ -23,7 +23,8 @@ import timm
 
 # %% auto #0
 __all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'seg_precision',
-           'SegMixedPrecision', 'pretrained_file', 'load_encoder', 'seg_opt', 'dls_bands', 'seg_learner']
+           'SegMixedPrecision', 'pretrained_file', 'load_encoder', 'seg_opt', 'DeviceSmoothLoss', 'BarProgressCallback',
+           'sync_free', 'dls_bands', 'seg_learner']
 
 # %% ../nbs/03_model.ipynb #89ded331
 def dls_codes(dls:DataLoaders)->list|None:
@@ -165,6 +166,28 @@ def seg_opt(params, # Parameter groups, from the learner's splitter
     "torch's `AdamW` in fastai's `OptimWrapper`, with the betas and eps of fastai's `Adam`"
     return OptimWrapper(params, opt=torch.optim.AdamW, lr=lr, **{**dict(betas=(0.9, 0.99), eps=1e-5), **kwargs})
 
+# %% ../nbs/03_model.ipynb #a56c650b
+class DeviceSmoothLoss(AvgSmoothLoss):
+    "fastai's `AvgSmoothLoss` kept on the device, this process's losses: no copy to the host, no gather across processes, per batch"
+    def accumulate(self, learn):
+        self.count += 1
+        l = learn.loss.detach().mean().float()
+        self.val = torch.lerp(l, self.val.to(l.device), self.beta)
+
+class BarProgressCallback(ProgressCallback):
+    "fastai's progress bars, with the smoothed loss read into the comment at most once a second instead of every batch"
+    def after_batch(self):
+        self.pbar.update(self.iter + 1)
+        t = time.monotonic()
+        if hasattr(self, 'smooth_loss') and t - getattr(self, '_shown', 0) >= 1: self._shown = t; self.pbar.comment = f'{self.smooth_loss.item():.4f}'
+
+def sync_free(learn:Learner)->Learner:
+    "`learn` with a smoothed loss kept on the device and a progress bar that reads it once a second"
+    learn.recorder.smooth_loss = DeviceSmoothLoss(learn.recorder.smooth_loss.beta)
+    if type(getattr(learn, 'progress', None)) is ProgressCallback:   # fastai's own; chapter 04's one-line logs read nothing per batch
+        learn.remove_cb(learn.progress); learn.add_cb(BarProgressCallback())
+    return learn
+
 # %% ../nbs/03_model.ipynb #5e706956
 def _encoder_norm(dls:DataLoaders, stats:tuple, name:str):
     "Normalise `dls` with the statistics an encoder's weights were trained with, when they are not ImageNet's (they travel in model.pkl)"
@@ -217,7 +240,7 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
                 loss:str='ce', # 'ce' (the seed's), 'dice', 'focal' or a sum such as 'ce+dice' (`seg_loss`)
                 loss_weights:list|None=None, # Weights of a sum's terms; default 1 each
                 metrics:list|None=None, # Default: `seg_metrics` (acc_all, acc_clss, miou, dice, fwiou)
-                decoder:str='fastai', # 'fastai' (the seed's self-attention `DynamicUnet`) or an SMP architecture of `decoders` ('unet', 'fpn', ...)
+                decoder:str='unet', # An architecture of `decoders`: SMP's U-Net (the default), FPN, ..., or 'fastai' (the seed's self-attention `DynamicUnet`)
                 self_attention:bool=True, # The seed's self-attention U-Net (decoder 'fastai')
                 opt_func:Callable=seg_opt, # The optimizer (default: torch's AdamW, above)
                 channels_last:bool=True, # Model and batches in channels-last memory format (faster on CPUs and GPUs; `02d_speed`)
@@ -243,4 +266,4 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
     learn.loss_name, learn.decoder = loss, decoder
     if learn.precision != 'fp32': learn.add_cb(SegMixedPrecision(learn.precision))   # fastai's `to_fp16`/`to_bf16`, on any device
     if channels_last: learn.model.to(memory_format=torch.channels_last)   # now, not only when a fit starts: loaded weights keep the layout
-    return speed_up(learn, channels_last, compile)
+    return speed_up(sync_free(learn), channels_last, compile)

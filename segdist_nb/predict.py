@@ -138,22 +138,23 @@ def onnx_proto(m:LearnerModel, # A learner's model
     import onnx
     h, w = m.sz
     if h % 32 or w % 32: raise ValueError(f'the training size {h}x{w} is not a multiple of 32, which the U-Net needs')
+    r = getattr(m, 'reader', None) or ImageReader()   # 8-bit pictures, unless the model reads bands
     module, buf, fixed = NormalizedModel(m.model.float(), m.mean, m.std).eval(), io.BytesIO(), False   # traced where the model is (CPU or GPU)
     hw = {2: 'height', 3: 'width'}
     def export(dims):
         buf.seek(0); buf.truncate()
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')   # the TorchScript exporter's notes on traced Python control flow: sizes are padded to multiples of 32
-            torch.onnx.export(module, (torch.rand(1, m.reader.n_in, h, w, device=m.mean.device),), buf, input_names=['image'], output_names=['logits'], opset_version=opset,
+            torch.onnx.export(module, (torch.rand(1, r.n_in, h, w, device=m.mean.device),), buf, input_names=['image'], output_names=['logits'], opset_version=opset,
                               dynamic_axes={'image': dims, 'logits': dims}, dynamo=False)
     # adaptive pooling to more than one bin (PSPNet, UPerNet) exports for one input size only: a graph of the training size
     fixed = any(isinstance(o, nn.AdaptiveAvgPool2d) and _hw(o.output_size) != (1, 1) for o in module.modules())
     with bin_pools(module) if fixed else contextlib.nullcontext(): export({0: 'batch'} if fixed else {0: 'batch', **hw})
     g = onnx.load_from_string(buf.getvalue())
     meta = dict(codes=json.dumps(list(m.codes)), void=json.dumps(m.void), sz=json.dumps([h, w]), multiple='32', **({'fixed': json.dumps([h, w])} if fixed else {}),
-                input=(f'image: float32 (N, {m.reader.n_in}, H, W), ' + ('RGB, values 0..1' if m.reader.scale is None else 'bands scaled to 0..1 by scale (lo and hi per band, clipped)')
+                input=(f'image: float32 (N, {r.n_in}, H, W), ' + ('RGB, values 0..1' if r.scale is None else 'bands scaled to 0..1 by scale (lo and hi per band, clipped)')
                        + ' (the normalisation is in the graph); H and W multiples of 32'),
-                **({} if m.reader.scale is None else dict(scale=json.dumps(dict(lo=m.reader.scale.lo, hi=m.reader.scale.hi, bands=m.reader.scale.bands)))),
+                **({} if r.scale is None else dict(scale=json.dumps(dict(lo=r.scale.lo, hi=r.scale.hi, bands=r.scale.bands)))),
                 output='logits: float32 (N, C, H, W), one channel per class of codes; argmax over C is the mask',
                 producer='segdist_nb')
     for k, v in meta.items(): p = g.metadata_props.add(); p.key, p.value = k, v

@@ -34,7 +34,7 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--restart', action='store_true', help='start the run in --out again from scratch: what the earlier run wrote there is removed')
     p.add_argument('--arch', help="encoder: a torchvision ResNet (resnet34, the default), a timm model (convnext_tiny, efficientnet_b0, ...) or 'timm:NAME'")
     p.add_argument('--decoder', type=str.lower, choices=decoders, metavar='DECODER',
-                   help=f"fastai (the seed's self-attention DynamicUnet) or an architecture of segmentation_models.pytorch: {', '.join(decoders[1:])}")
+                   help=f"an architecture of segmentation_models.pytorch: {', '.join(decoders[1:])} (default unet), or fastai (the seed's self-attention DynamicUnet)")
     p.add_argument('--aug', choices=list(aug_presets), help="augmentation preset: seed (the seed's: any orientation, for tiles), scene (a fixed up: horizontal flips, scale jitter), none")
     p.add_argument('--pretrained', help="'false', 'true' (torch's local cache; torchvision) or a weights file (a state dict, or a timm checkpoint)")
     p.add_argument('--loss', help="ce (the seed's weighted cross-entropy), dice, focal, or a sum such as ce+dice")

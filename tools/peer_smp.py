@@ -65,9 +65,10 @@ def main():
     def lr_at(): return a.lr * 0.5 * (1 + np.cos(np.pi * min(1., (time.time() - T0) / a.budget)))   # cosine over the budget
     while time.time() - T0 < a.budget:
         net.train()
-        perm = torch.randperm(len(xt), generator=torch.Generator().manual_seed(a.seed * 1000 + ep))[rank::ws]   # this rank's share
+        nb = len(xt) // (a.bs * ws)   # the same number of batches on every rank: DDP's all-reduce pairs them
+        perm = torch.randperm(len(xt), generator=torch.Generator().manual_seed(a.seed * 1000 + ep))[rank::ws][:nb * a.bs]   # this rank's share
         losses = []
-        for i in range(0, len(perm) - a.bs + 1, a.bs):
+        for i in range(0, len(perm), a.bs):
             idx = perm[i:i + a.bs]
             x, y = augment(xt[idx], yt[idx].clone(), g)
             x = ((x - MEAN) / STD).contiguous(memory_format=torch.channels_last)

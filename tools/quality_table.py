@@ -18,13 +18,14 @@ ROOT = Path(__file__).resolve().parent.parent
 stages = lambda lr3: [dict(name='stage-1-small', sz=96, bs=8, epochs=4, lr=2e-3, pct_start=0.3),
                       dict(name='stage-1-large', sz=128, bs=8, epochs=3, lr=1e-3, pct_start=0.3),
                       dict(name='stage-2', sz=128, bs=8, epochs=3, lr=lr3, pct_start=0.3, freeze=False)]
-ROWS = {   # name: config (every row: resnet18 from scratch, the same stages, weights by median frequency)
+ROWS = {   # name: config (every row: resnet18 from scratch, weights by median frequency; the three stages above unless the row gives its own)
     'seed': dict(decoder='fastai', aug='seed', loss='ce'),
     'unet_seed': dict(decoder='unet', aug='seed', loss='ce'),
     'unet': dict(decoder='unet', aug='scene', loss='ce+dice'),
     'fpn': dict(decoder='fpn', aug='scene', loss='ce+dice'),
     'deeplabv3plus': dict(decoder='deeplabv3plus', aug='scene', loss='ce+dice'),
     'segformer': dict(decoder='segformer', aug='scene', loss='ce+dice'),
+    'unet_128': dict(decoder='unet', aug='scene', loss='ce+dice', stages=[dict(name='stage-1', sz=128, bs=8, epochs=10, lr=2e-3, pct_start=0.3)]),
 }
 
 def run(cmd, log):
@@ -42,7 +43,7 @@ def epoch_times(run_dir):
 
 def main():
     p = argparse.ArgumentParser(); p.add_argument('data'); p.add_argument('out'); p.add_argument('--budget', type=float, default=900)
-    p.add_argument('--cpus', type=int, default=2); p.add_argument('--rows', default='seed,unet_seed,unet,fpn,deeplabv3plus,peer')
+    p.add_argument('--cpus', type=int, default=2); p.add_argument('--rows', default='seed,unet_seed,unet,fpn,deeplabv3plus,unet_128,peer')
     a = p.parse_args()
     out = Path(a.out).absolute(); out.mkdir(parents=True, exist_ok=True)
     res = json.loads((out/'quality.json').read_text()) if (out/'quality.json').exists() else {}
@@ -55,7 +56,7 @@ def main():
             row = dict(row=name, decoder='unet (plain PyTorch DDP loop)', aug='hflip + lighting', loss='ce+dice', wall_s=wall, epochs=info['epochs'],
                        valid_miou=info['best_valid_miou'])
         else:
-            cfg = dict(arch='resnet18', weights='median_freq', monitor='miou', stages=stages([1e-4, 1e-3]), **ROWS[name])
+            cfg = dict(arch='resnet18', weights='median_freq', monitor='miou', **{'stages': stages([1e-4, 1e-3]), **ROWS[name]})
             (out/f'{name}_cal.yaml').write_text(yaml.safe_dump(dict(cfg, stages=[dict(s, epochs=1) for s in cfg['stages']])))
             cal = out/f'{name}_cal'
             wall1 = run([*launch, ROOT/'train.py', '--config', out/f'{name}_cal.yaml', '--data', a.data, '--out', cal, '--cache'], out/f'{name}_cal.log')
