@@ -32,7 +32,7 @@ def onnx_agreement(module:nn.Module, # The PyTorch module that was exported
     sess = ort.InferenceSession(g.SerializeToString() if hasattr(g, 'SerializeToString') else str(g), providers=['CPUExecutionProvider'])
     gen, diff, agree, n = torch.Generator().manual_seed(seed), 0., 0, 0
     for h, w in sizes:
-        x = torch.rand(2, 3, h, w, generator=gen)
+        x = torch.rand(2, getattr(module, 'mean', torch.zeros(1, 3)).shape[1], h, w, generator=gen)   # the model's bands
         with torch.no_grad(): ref = module(x).numpy()
         out = sess.run(None, {'image': x.numpy()})[0]
         diff = max(diff, float(np.abs(out - ref).max()))

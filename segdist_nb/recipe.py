@@ -207,12 +207,12 @@ def plan_run(cfg:dict, # A config (see `default_config`)
                                  f"{meta['arch']} under {meta['decoder']} on {meta['n_classes']}: resume with the same config, or start a new --out")
             if m['stage'] >= len(cfg['stages']):
                 raise ValueError(f"{ck_fn} is from stage {m['stage']}, but this config has {len(cfg['stages'])} stages: resume with the same stages")
-        elif (out/'final.json').exists():
-            raise FileExistsError(f'the run in {out} has finished (final.json) and kept no checkpoint: there is nothing to resume; '
-                                  f'train it again in this folder with --restart, or choose another --out')
         elif ck_fn.exists() or prev_path(ck_fn).exists():
             raise ValueError(f'{why}, and no readable checkpoint of an earlier epoch is kept: start the run again in this folder with --restart, '
                              f'or choose another --out')
+        elif (out/'final.json').exists():
+            raise FileExistsError(f'the run in {out} has finished (final.json) and kept no checkpoint: there is nothing to resume; '
+                                  f'train it again in this folder with --restart, or choose another --out')
         elif not restarted:
             if (out/'config.json').exists(): raise FileNotFoundError(f'--resume: the run in {out} stopped before its first epoch ended: there is no '
                                                                      f'checkpoint ({ck_fn}) to resume from; start it again with --restart')
