@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/dls.html.md"""
 
 # %% ../nbs/00c_dls.ipynb #b7ef206f
 from __future__ import annotations
-import os
+import os, queue, random, threading, weakref
 from pathlib import Path
 import numpy as np, torch
 import fastai.data.load
@@ -19,7 +19,7 @@ from .cache import _hw, CacheError
 
 # %% auto #0
 __all__ = ['GetMask', 'seg_spec', 'seg_dls', 'BandReader', 'mask_tensor', 'ResizeBands', 'CropBands', 'ScaleBands', 'band_stats',
-           'CacheDL', 'rss_mb', 'default_workers']
+           'CacheDL', 'rss_mb', 'default_workers', 'Prefetcher']
 
 # %% ../nbs/00c_dls.ipynb #2cbfee58
 class GetMask:
@@ -67,6 +67,7 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
             crop:bool=False, # Train on random crops of `sz` at native resolution (validation: centre crops) instead of resizing
             aug:str|None=None, # Augmentation preset (`aug_presets`: seed, scene, none); default the description's `aug:`, else 'seed'
             stats:dict|None=None, # Bands at their depth: `band_stats` of the training split, computed when not given (a run computes them once)
+            prefetch:int|None=None, # With a cache: batches the loader's thread makes ahead; default 2 without worker processes (the default there), else 0
             **kwargs, # Passed to `DataBlock.dataloaders` (e.g. `num_workers`, `device`)
            )->DataLoaders:
     "The seed's segmentation `DataLoaders` for the data set `data`: its `train` split, validated on `valid` (or by today's rules)"
@@ -80,7 +81,10 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
     splitter = ifnone(splitter, default_splitter(spec.root, fns))
     check_split(splitter(fns), len(fns), str(spec.file or spec.root))
     lf, im, aug = spec.label_fn(use), spec.imagery, ifnone(aug, spec.aug or 'seed')
-    if cache is not None and cache is not False: kwargs.update(_cache_kwargs(spec.root, fns, lf, item_sz, cache, spec.reader, im), crop=sz if crop else None)
+    if cache is not None and cache is not False:
+        kwargs.setdefault('num_workers', 0)   # a gather needs no worker processes: the loader's thread makes the batches (*Feeding a GPU*)
+        kwargs.update(_cache_kwargs(spec.root, fns, lf, item_sz, cache, spec.reader, im), crop=sz if crop else None,
+                      prefetch=ifnone(prefetch, 0 if kwargs['num_workers'] else 2))
     if im.plain:   # 8-bit pictures: fastai's own path, today's batches
         blocks, item_tfms, batch_tfms = (ImageBlock, MaskBlock(spec.codes)), [*([Resize(item_sz, method='squish')] if item_sz else []), *([RandomCrop(sz)] if crop else [])], seg_tfms(sz, aug)
     else:
@@ -168,8 +172,10 @@ class CacheDL(TfmdDL):
     def __init__(self, dataset=None, # As for `TfmdDL`: items are image files
                  cache:SegCache|None=None, # The cache holding those files
                  crop:int|tuple|None=None, # Random windows of this size in training, centre ones in validation (`seg_dls(crop=True)`)
+                 prefetch:int=0, # Batches a thread of this loader gathers ahead, without worker processes (*Feeding a GPU*)
                  **kwargs):
-        self.cache, self._rows, self.crop = cache, None, crop
+        self.cache, self._rows, self.crop, self.prefetch = cache, None, crop, prefetch
+        self._crop_rng = random.Random(0)   # fastai's one pass at construction crops too; `randomize` draws each epoch's
         super().__init__(dataset, **kwargs)
     @property
     def rows(self)->np.ndarray:
@@ -178,18 +184,24 @@ class CacheDL(TfmdDL):
         return self._rows
     def new(self, dataset=None, cls=None, **kwargs):
         if 'cache' not in kwargs and (dataset is None or dataset is self.dataset): kwargs.update(cache=self.cache, crop=self.crop)
+        kwargs.setdefault('prefetch', self.prefetch)
         return super().new(dataset, cls, **kwargs)
+    def randomize(self):
+        "fastai's new random state for the epoch, and one drawn from it for the epoch's windows (the same however far ahead they are made)"
+        super().randomize()
+        c = random.Random(); c.setstate(self.rng.getstate())   # a copy: the epoch's order stays that of the files' path
+        self._crop_rng = random.Random(c.getrandbits(64) ^ 0x5eed)
     def do_item(self, s): return super().do_item(s) if self.cache is None else ifnone(s, 0)
     def create_batch(self, b):
         if self.cache is None: return super().create_batch(b)
         rows = self.rows[np.asarray(b)]
         return self.cache.batch(rows) if self.crop is None else self.cache.crops(rows, _hw(self.crop), self._corners(len(rows)))
     def _corners(self, n:int)->list:
-        "(top, left) of `n` windows: random in training (this loader's random state), centred in validation"
+        "(top, left) of `n` windows: random in training (the epoch's random state for them), centred in validation"
         (H, W), (h, w) = self.cache.man['shape'][1:], _hw(self.crop)
         if h > H or w > W: raise CacheError([f'crop {w}x{h} is larger than the cached images ({W}x{H}): crop smaller, or store larger'])
         if getattr(self.dataset, 'split_idx', 0): return [((H - h) // 2, (W - w) // 2)] * n
-        return [(self.rng.randint(0, H - h), self.rng.randint(0, W - w)) for _ in range(n)]
+        return [(self._crop_rng.randint(0, H - h), self._crop_rng.randint(0, W - w)) for _ in range(n)]
     def retain(self, res, b): return super().retain(res, b) if self.cache is None else res
 
 # %% ../nbs/00c_dls.ipynb #47131012
@@ -207,3 +219,67 @@ def default_workers(cuda:bool|None=None, # Training on CUDA; default: whether CU
 
 def _to_device_nb(b, device=None, non_blocking=True): return to_device(b, device, non_blocking=non_blocking)
 fastai.data.load.to_device = _to_device_nb
+
+# %% ../nbs/00c_dls.ipynb #7a0c11fb
+def _prefetch_job(job:tuple):
+    "Runs one epoch's batches into its queue until they end, one fails, or the consumer stops"
+    it, out, stop, pin = job
+    def put(o)->bool:
+        while not stop.is_set():
+            try: out.put(o, timeout=0.05); return True
+            except queue.Full: pass
+        return False
+    try:
+        while not stop.is_set():
+            try: b = next(it)
+            except StopIteration: put(('end', None)); return
+            if pin: b = tuple(o.pin_memory() for o in b)
+            if not put(('batch', b)): return
+    except BaseException as e: put(('error', e))
+    finally:
+        if hasattr(it, 'close'): it.close()
+
+def _prefetch_loop(jobs:queue.Queue):
+    "The thread: one job (an epoch) after another, until its `Prefetcher` is collected (a `None` job)"
+    while (job := jobs.get()) is not None: _prefetch_job(job); del job   # holds nothing of the loader between epochs
+
+class Prefetcher:
+    "One thread for a loader's life, making each epoch's batches `n` ahead of the training loop"
+    def __init__(self, n:int=2, # Batches made ahead
+                 pin:bool=False, # Pin them (page-locked memory, for asynchronous copies to a GPU)
+                ):
+        self.n, self.pin, self.jobs = n, pin, queue.Queue()
+        self.thread = threading.Thread(target=_prefetch_loop, args=(self.jobs,), daemon=True, name='segdist-prefetch')
+        self.thread.start()
+        weakref.finalize(self, self.jobs.put, None)   # the thread ends with its loader
+    def __call__(self, batches:Iterable)->Iterator:
+        "The items of `batches`, made by the thread while the caller works on the earlier ones; its errors are raised here"
+        out, stop = queue.Queue(self.n), threading.Event()
+        self.jobs.put((iter(batches), out, stop, self.pin))
+        try:
+            while True:
+                kind, b = out.get()
+                if kind == 'end': return
+                if kind == 'error': raise b
+                yield b
+        finally: stop.set()   # an epoch left early (`one_batch`, an exception): the thread stops before its next batch
+
+# %% ../nbs/00c_dls.ipynb #8d5e35e3
+@patch
+def __iter__(self:CacheDL):
+    "The epoch's batches; from the cache with `prefetch` and no worker processes, made ahead by the loader's thread"
+    if self.cache is None or not self.prefetch or self.fake_l.num_workers: yield from super(CacheDL, self).__iter__(); return
+    if getattr(self, '_pf', None) is None: self._pf = Prefetcher(self.prefetch, self.pin_memory)
+    self.randomize(); self.before_iter()
+    self._DataLoader__idxs = self.get_idxs()   # fastai's attribute for the epoch's order, which `DataLoader.sample` reads
+    torch.empty((), dtype=torch.int64).random_()   # the draw of torch's loader iterator (its base seed): the run's random stream is as without the thread
+    for b in self._pf(self.create_batches(self.sample())):
+        if self.device is not None: b = to_device(b, self.device, non_blocking=True)
+        yield self.after_batch(b)
+    self.after_iter()
+    if hasattr(self, 'it'): del self.it
+
+@patch
+def __getstate__(self:CacheDL):
+    "Pickled without its thread (a copy starts its own)"
+    d = dict(self.__dict__); d.pop('_pf', None); return d

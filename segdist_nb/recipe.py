@@ -57,7 +57,7 @@ default_config = dict(
     valid_names=None,       # ... and/or names (a list, or a file with one per line); None and None = valid.txt
     item_sz=None,           # resize items first (images of different sizes); also the cache's storage size
     cache=None,             # decode-once cache: None (decode the files every epoch), True (in the data set) or a folder
-    num_workers=None,       # DataLoader workers per process; None = `default_workers()`: 0 on CPU, else cores per GPU (at most 8)
+    num_workers=None,       # DataLoader worker processes per process; None = none with a cache (a thread gathers), else `default_workers()`
     check=True,             # check the data set before training
     monitor='valid_loss',   # what picks each stage's best weights and the final model: valid_loss (the seed's) or a metric (miou, ...)
     accum=1,                # batches per optimizer step (gradient accumulation, one all-reduce per step)
@@ -147,7 +147,7 @@ def _splitter(cfg:dict):
 def stage_dls(cfg:dict, st:dict, data:DataSpec, cache=None)->DataLoaders:
     "The stage's `DataLoaders` (`plan_run` has checked the data and the split), from the cache when there is one"
     return seg_dls(data, sz=st['sz'], bs=st['bs'], splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
-                   num_workers=ifnone(cfg['num_workers'], default_workers()), cache=cache, crop=st.get('crop', False), aug=cfg['aug'])
+                   num_workers=ifnone(cfg['num_workers'], 0 if cache else default_workers()), cache=cache, crop=st.get('crop', False), aug=cfg['aug'])
 
 def _prepare_data(cfg:dict)->DataSpec:
     "The data set's description; the synthetic demo set is made (by rank 0 first) when `data` is None"

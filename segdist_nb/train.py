@@ -51,7 +51,7 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--valid-suffix', help="the seed's split: a file stem ending with this is in validation (e.g. 0)")
     p.add_argument('--valid-names', help="the seed's split: file of names (one per line) whose paths are in validation")
     p.add_argument('--seed', type=int)
-    p.add_argument('--num-workers', type=int, help='DataLoader workers per process (default: 0 on CPU, else cores per GPU, at most 8)')
+    p.add_argument('--num-workers', type=int, help='DataLoader worker processes per process (default: none with --cache, where a thread gathers the batches; else 0 on CPU, cores per GPU on GPUs, at most 8)')
     p.add_argument('--cache', nargs='?', const=True, metavar='DIR',
                    help='decode the data set once into a memory-mapped cache (in DATA/.segdist_cache, or in DIR) and train from it')
     p.add_argument('--item-sz', help="resize every item to 'S' or 'H,W' first (images of different sizes); the cache's storage size")
