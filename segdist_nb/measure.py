@@ -25,7 +25,7 @@ from .export import calib_files, quantize_int8
 
 # %% auto #0
 __all__ = ['StepTimer', 'rep_throughput', 'dev_sync', 'plain_steps', 'pipeline_rate', 'upscale_data', 'pipeline_bench',
-           'median_s', 'peak_gflops', 'model_flops', 'speed_bench', 'decoder_costs', 'bench_worker']
+           'median_s', 'peak_gflops', 'model_flops', 'speed_bench', 'decoder_costs', 'synth_items', 'bench_worker']
 
 # %% ../nbs/06_measure.ipynb #b019686f
 class StepTimer(Callback):
@@ -353,6 +353,10 @@ def _allreduce_s(nbytes:int, reps:int=5)->float|None:
     return float(np.median(ts[1:]))
 
 # %% ../nbs/06_measure.ipynb #de6c7ac0
+def synth_items(bs:int, procs:int, epoch_batches:int)->int:
+    "Pairs of the benchmark's synthetic set for `epoch_batches` training batches per process and epoch (a fifth more: its validation split)"
+    return max(64, -(-bs * procs * epoch_batches * 5 // 4))   # epochs as long as a data set's, so that their starts cost what they would
+
 _kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook', 'learner_nohook', 'learner_accum', 'learner_accum_fastai')   # what a worker measures (see above)
 
 def bench_worker(cfg:dict)->dict|None:
@@ -362,10 +366,10 @@ def bench_worker(cfg:dict)->dict|None:
     say = lambda s: print0(f'  {ws} process(es): {s}', flush=True)
     data = Path(cfg['data']) if cfg.get('data') else None
     if data is None:
-        data = synthetic_once(Path(cfg['out'])/'synth', n=max(64, cfg['bs'] * ws * 4), size=max(96, cfg['sz']))
+        data = synthetic_once(Path(cfg['out'])/'synth', n=synth_items(cfg['bs'], ws, cfg.get('epoch_batches', 24)), size=max(96, cfg['sz']))
     n = cfg['warmup'] + cfg['reps'] * cfg['steps']
     dls = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False)
-    dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False, cache=Path(cfg['out'])/'cache')
+    dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], check=False, cache=Path(cfg['out'])/'cache')   # as a run has it: no worker processes, the loader's thread
     cache = dlc.train.cache   # of the description's train and valid images (data.yaml, or today's layout)
     arch = cfg['arch']   # a torchvision ResNet or a timm model (chapter 02c)
     ddp_kw = dict(bucket_cap_mb=cfg['bucket_mb'], static_graph=cfg['static_graph'], gradient_as_bucket_view=cfg['bucket_view'],
