@@ -48,7 +48,7 @@ def bench(n:int=2, # Processes to compare with one
           step_ms:float|None=None, # The target device's single-process step for the what-if table; default: measured here
           kinds:list|None=None, # Measure only these of `_kinds` (default all)
           rounds:int=1, # Launch 1 and `n` processes in turn this many times; repetitions are pooled, speed-ups given per round
-          epoch_batches:int=24, # Batches per epoch of each process on the synthetic data set (its size)
+          epoch_items:int=1000, # Training images per epoch of the synthetic data set (its size), all processes together
          )->dict:
     "Run the benchmark with 1 and `n` processes; write bench.json and bench.png to `out`; return the results"
     bad = [o for o in kinds or [] if o not in _kinds]
@@ -61,10 +61,10 @@ def bench(n:int=2, # Processes to compare with one
     cfg = dict(sz=sz, bs=bs, arch=arch, decoder=check_decoder(decoder), precision=precision, data=data, out=str(out), warmup=warmup, steps=steps,
                reps=reps, num_workers=num_workers, bucket_mb=bucket_mb, static_graph=static_graph, bucket_view=bucket_view,
                comm_hook=comm_hook, powersgd_rank=powersgd_rank, powersgd_warmup=powersgd_warmup, accum=accum, step_ms=step_ms,
-               kinds=kinds, epoch_batches=epoch_batches)
+               kinds=kinds, epoch_items=epoch_items)
     print(f"segdist-bench: {model_name(decoder, arch)}, {sz} px, batch {bs} per process, 1 and {n} {'CPU process' if cpus else 'GPU'}(s); "
           f"results in {out}", flush=True)
-    if data is None: synthetic_once(out/'synth', n=synth_items(bs, n, epoch_batches), size=max(96, sz))   # the larger process count's epochs
+    if data is None: synthetic_once(out/'synth', n=synth_items(bs, n, epoch_items), size=max(96, sz))   # made once, for both process counts
     runs, per_round = {}, []
     for rd in range(rounds):
         got = {}
@@ -215,7 +215,7 @@ def bench_parser():
     p.add_argument('--steps', type=int, default=3, help='training steps per timed repetition (default 3)')
     p.add_argument('--reps', type=int, default=5, help='timed repetitions: the tables give their median, min and max (default 5)')
     p.add_argument('--num-workers', type=int, default=0, help='DataLoader worker processes per process for the rows from PNGs (default 0; the cache row has none: its thread)')
-    p.add_argument('--epoch-batches', type=int, default=24, help='batches per epoch of each process on the synthetic data set (default 24): epoch starts cost what they would')
+    p.add_argument('--epoch-items', type=int, default=1000, help='training images per epoch of the synthetic data set (default 1000): epoch starts weigh what they would')
     p.add_argument('--bucket-mb', type=int, default=25, help="DDP's gradient bucket size in MB (default 25)")
     p.add_argument('--static-graph', action='store_true', help="DDP's static_graph option")
     p.add_argument('--bucket-view', action='store_true', help="DDP's gradient_as_bucket_view (fails with fastai's optimizer)")
@@ -246,7 +246,7 @@ def segdist_bench(argv:list|None=None):
     "Console entry point `segdist-bench` (and the worker processes it launches)"
     a = bench_parser().parse_args(argv)
     for k, low in [('cpus', 1), ('gpus', 1), ('sz', 32), ('bs', 1), ('warmup', 0), ('steps', 1), ('reps', 1), ('rounds', 1), ('threads', 1), ('calib', 0),
-                   ('accum', 1), ('num_workers', 0), ('bucket_mb', 1), ('powersgd_rank', 1), ('epoch_batches', 1)]:
+                   ('accum', 1), ('num_workers', 0), ('bucket_mb', 1), ('powersgd_rank', 1), ('epoch_items', 1)]:
         v = getattr(a, k)
         if v is not None and v < low: bench_parser().error(f"--{k.replace('_', '-')} {v}: give {low} or more")   # before anything is launched or written
     if a.worker:
@@ -270,7 +270,7 @@ def segdist_bench(argv:list|None=None):
           static_graph=a.static_graph, bucket_view=a.bucket_view, comm_hook=a.comm_hook, split=not a.no_split,
           pipeline=not a.no_pipeline, pipe_sz=a.pipe_sz, pipe_data=a.pipe_data, gpu_img_s=a.gpu_img_s, powersgd_rank=a.powersgd_rank,
           powersgd_warmup=a.powersgd_warmup, accum=a.accum, step_ms=a.step_ms,
-          kinds=a.kinds.split(',') if a.kinds else None, rounds=a.rounds, epoch_batches=a.epoch_batches)
+          kinds=a.kinds.split(',') if a.kinds else None, rounds=a.rounds, epoch_items=a.epoch_items)
 
 if __name__ == '__main__' and '__file__' in globals(): segdist_bench()  # not when this cell runs in a notebook
 

@@ -353,9 +353,9 @@ def _allreduce_s(nbytes:int, reps:int=5)->float|None:
     return float(np.median(ts[1:]))
 
 # %% ../nbs/06_measure.ipynb #de6c7ac0
-def synth_items(bs:int, procs:int, epoch_batches:int)->int:
-    "Pairs of the benchmark's synthetic set for `epoch_batches` training batches per process and epoch (a fifth more: its validation split)"
-    return max(64, -(-bs * procs * epoch_batches * 5 // 4))   # epochs as long as a data set's, so that their starts cost what they would
+def synth_items(bs:int, procs:int, epoch_items:int)->int:
+    "Pairs of the benchmark's synthetic set: `epoch_items` training images an epoch, at least 4 batches a process, and a fifth more to validate"
+    return -(-max(epoch_items, 4 * bs * procs) * 5 // 4)   # epochs as long as a data set's, so that their starts weigh what they would
 
 _kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook', 'learner_nohook', 'learner_accum', 'learner_accum_fastai')   # what a worker measures (see above)
 
@@ -366,7 +366,7 @@ def bench_worker(cfg:dict)->dict|None:
     say = lambda s: print0(f'  {ws} process(es): {s}', flush=True)
     data = Path(cfg['data']) if cfg.get('data') else None
     if data is None:
-        data = synthetic_once(Path(cfg['out'])/'synth', n=synth_items(cfg['bs'], ws, cfg.get('epoch_batches', 24)), size=max(96, cfg['sz']))
+        data = synthetic_once(Path(cfg['out'])/'synth', n=synth_items(cfg['bs'], ws, cfg.get('epoch_items', 1000)), size=max(96, cfg['sz']))
     n = cfg['warmup'] + cfg['reps'] * cfg['steps']
     dls = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False)
     dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], check=False, cache=Path(cfg['out'])/'cache')   # as a run has it: no worker processes, the loader's thread

@@ -49,8 +49,10 @@ def batch_confusion(pred:torch.Tensor, # Predicted class index per pixel, (bs, .
     bs = pred.shape[0]
     p, t = pred.reshape(bs, -1).long(), targ.reshape(bs, -1).long()
     ok = (t >= 0) & (t < n)
-    idx = (torch.arange(bs, device=p.device)[:, None] * n * n + t * n + p)[ok]
-    return torch.bincount(idx, minlength=bs * n * n).reshape(bs, n, n)
+    idx = torch.arange(bs, device=p.device)[:, None] * n * n + t.clamp(0, n - 1) * n + p
+    idx = torch.where(ok, idx, bs * n * n).flatten()   # uncounted pixels into one extra bin: no data-dependent shape, no host sync
+    cm = torch.zeros(bs * n * n + 1, dtype=torch.long, device=p.device).index_add_(0, idx, torch.ones_like(idx))
+    return cm[:-1].reshape(bs, n, n)
 
 # %% ../nbs/02_metrics.ipynb #2f82cd09
 class SegStats:
