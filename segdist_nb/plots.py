@@ -77,6 +77,6 @@ def plot_triplets(items:list, # (image HxWxC of any depth, true mask HxW, predic
     for i, (img, truth, pred) in enumerate(items):
         for ax, im, t in zip(axs[i], [image_view(img), pal[np.asarray(truth)], pal[np.asarray(pred)]], ['image', 'truth', 'prediction']):
             ax.imshow(im); ax.axis('off')
-            if i == 0: ax.set_title(t, fontsize=9)
+            if i == 0 and not (captions and t == 'image'): ax.set_title(t, fontsize=9)   # the captions stand over the images
         if captions: axs[i][0].set_title(captions[i], fontsize=7, loc='left')
     return savefig(fig, fn)

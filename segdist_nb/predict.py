@@ -63,8 +63,8 @@ class ImageReader:
     def __call__(self, fn)->tuple: # (an 8-bit RGB PIL view of the image, for pictures and overlays; what the model takes)
         "A `PILImage` twice for a picture (it is resized as fastai resizes); for bands, a view and the (C, H, W) float tensor in 0..1"
         if self.scale is None: im = PILImage.create(fn); return im, im
-        x = self.scale.scale(torch.from_numpy(read_image(fn, self.scale.bands).transpose(2, 0, 1).copy()))
-        return PILImage.create(image_view(x.permute(1, 2, 0))), x
+        a = read_image(fn, self.scale.bands)
+        return PILImage.create(image_view(a)), self.scale.scale(torch.from_numpy(a.transpose(2, 0, 1).copy()))   # the view stretched per image
     def tensor(self, x)->Tensor:
         "What `__call__` returned for the model, as a (C, H, W) float tensor in 0..1"
         return image2tensor(x).float().div(255) if isinstance(x, Image.Image) else x

@@ -25,6 +25,6 @@ if __name__ == '__main__':
     gm, rows, caps = GetMask(spec.label_fn([a.split]), spec.reader), [], []
     for fn, img, pred in predict_masks(m, fns, tile=a.tile, progress=False):
         t = gm(fn); s = image_scores(image_confusion(pred, t, len(m.codes)), m.void)
-        rows.append((np.asarray(img), t, pred)); caps.append(f'{fn.name[:28]}: mean IoU {s["miou"]:.2f}')
+        rows.append((np.asarray(img), t, pred)); caps.append(f'{fn.stem[:20]}: mean IoU {s["miou"]:.2f}')
     plot_triplets(rows, m.codes, a.out, captions=caps)
     print(f'wrote {a.out}: ' + '; '.join(caps))
