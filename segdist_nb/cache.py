@@ -209,7 +209,7 @@ def _gather(a:np.ndarray, # Mapped array, one item per row
     shape = (len(rows), *a.shape[1:])
     if torch.utils.data.get_worker_info() is None: return torch.from_numpy(a[rows])
     # a worker sends its batch to the training process through shared memory: a tensor made there is not copied again
-    t = torch.empty(0, dtype=torch.uint8).set_(torch.UntypedStorage._new_shared(int(np.prod(shape)) * a.itemsize)).view(torch.from_numpy(a[:0]).dtype).view(shape)
+    t = torch.empty(0, dtype=torch.uint8).set_(torch.UntypedStorage._new_shared(int(np.prod(shape)) * a.itemsize)).view(torch.from_numpy(np.empty(0, a.dtype)).dtype).view(shape)   # the dtype from a writable empty array: no warning
     tn = t.numpy()
     for i, r in enumerate(rows): tn[i] = a[r]
     return t

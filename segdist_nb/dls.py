@@ -9,17 +9,17 @@ from __future__ import annotations
 import os, queue, random, threading, weakref
 from pathlib import Path
 import numpy as np, torch
-import fastai.data.load
 from fastcore.all import *
 from fastai.vision.all import *
 from .data import *
 from .dataset import *
 from .cache import *
 from .cache import _hw, CacheError
+from fastai.data.load import _loaders
 
 # %% auto #0
-__all__ = ['GetMask', 'seg_spec', 'seg_dls', 'BandReader', 'mask_tensor', 'ResizeBands', 'CropBands', 'ScaleBands', 'band_stats',
-           'CacheDL', 'rss_mb', 'default_workers', 'Prefetcher']
+__all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'BandReader', 'mask_tensor', 'ResizeBands', 'CropBands', 'ScaleBands',
+           'band_stats', 'rss_mb', 'default_workers', 'Prefetcher']
 
 # %% ../nbs/00c_dls.ipynb #2cbfee58
 class GetMask:
@@ -29,6 +29,44 @@ class GetMask:
                 ): store_attr()
     def __call__(self, o)->np.ndarray: return self.reader(self.label_fn(o))
     def __repr__(self): return f'GetMask({self.label_fn!r}, {self.reader!r})'
+
+# %% ../nbs/00c_dls.ipynb #8232e7e1
+class CacheDL(TfmdDL):
+    "fastai's `TfmdDL`, gathering each batch from a `SegCache` when it has one: no file is opened or decoded"
+    def __init__(self, dataset=None, # As for `TfmdDL`: items are image files
+                 cache:SegCache|None=None, # The cache holding those files
+                 crop:int|tuple|None=None, # Random windows of this size in training, centre ones in validation (`seg_dls(crop=True)`)
+                 prefetch:int=0, # Batches a thread of this loader gathers ahead, without worker processes (*Feeding a GPU*)
+                 **kwargs):
+        self.cache, self._rows, self.crop, self.prefetch = cache, None, crop, prefetch
+        self._crop_rng = random.Random(0)   # fastai's one pass at construction crops too; `randomize` draws each epoch's
+        super().__init__(dataset, **kwargs)
+    @property
+    def rows(self)->np.ndarray:
+        "The cache row of each item of the data set"
+        if self._rows is None: self._rows = self.cache.rows(self.dataset.items)
+        return self._rows
+    def new(self, dataset=None, cls=None, **kwargs):
+        if 'cache' not in kwargs and (dataset is None or dataset is self.dataset): kwargs.update(cache=self.cache, crop=self.crop)
+        kwargs.setdefault('prefetch', self.prefetch)
+        return super().new(dataset, cls, **kwargs)
+    def randomize(self):
+        "fastai's new random state for the epoch, and one drawn from it for the epoch's windows (the same however far ahead they are made)"
+        super().randomize()
+        c = random.Random(); c.setstate(self.rng.getstate())   # a copy: the epoch's order stays that of the files' path
+        self._crop_rng = random.Random(c.getrandbits(64) ^ 0x5eed)
+    def do_item(self, s): return super().do_item(s) if self.cache is None else ifnone(s, 0)
+    def create_batch(self, b):
+        if self.cache is None: return super().create_batch(b)
+        rows = self.rows[np.asarray(b)]
+        return self.cache.batch(rows) if self.crop is None else self.cache.crops(rows, _hw(self.crop), self._corners(len(rows)))
+    def _corners(self, n:int)->list:
+        "(top, left) of `n` windows: random in training (the epoch's random state for them), centred in validation"
+        (H, W), (h, w) = self.cache.man['shape'][1:], _hw(self.crop)
+        if h > H or w > W: raise CacheError([f'crop {w}x{h} is larger than the cached images ({W}x{H}): crop smaller, or store larger'])
+        if getattr(self.dataset, 'split_idx', 0): return [((H - h) // 2, (W - w) // 2)] * n
+        return [(self._crop_rng.randint(0, H - h), self._crop_rng.randint(0, W - w)) for _ in range(n)]
+    def retain(self, res, b): return super().retain(res, b) if self.cache is None else res
 
 # %% ../nbs/00c_dls.ipynb #fb5a7fae
 def _cache_kwargs(path:Path, fns:list, label_fn:Callable, item_sz, cache, reader=None, imagery=None)->dict:
@@ -94,6 +132,7 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
         item_tfms = [*([ResizeBands(item_sz)] if item_sz else []), *([CropBands(sz)] if crop else [])]
         batch_tfms = [IntToFloatTensor(div=1., div_mask=1), ScaleBands(stats['lo'], stats['hi'], im.bands), *seg_tfms(sz, aug, (stats['mean'], stats['std']))]
     dblock = DataBlock(blocks=blocks, get_items=lambda _: fns, get_y=GetMask(lf, spec.reader), splitter=splitter, item_tfms=item_tfms, batch_tfms=batch_tfms)
+    kwargs.setdefault('dl_type', CacheDL)   # with a cache or without (`_cache_kwargs` gives it its cache)
     kwargs.setdefault('pin_memory', torch.device(ifnone(kwargs.get('device'), default_device())).type == 'cuda')
     dls = dblock.dataloaders(spec.root, path=spec.root, bs=bs, **kwargs)   # `path`: where the learner saves (fastai's convention)
     dls.spec, dls.aug, dls.stats = spec, aug, None if im.plain else stats
@@ -166,44 +205,6 @@ def band_stats(fns:list, # The training images
     rng = np.where(hi > lo, hi - lo, 1.)   # a constant band: scaled to 0
     return dict(lo=lo.tolist(), hi=(lo + rng).tolist(), mean=((mean - lo) / rng).tolist(), std=np.maximum(np.sqrt(np.maximum(var, 0)) / rng, 1e-6).tolist())
 
-# %% ../nbs/00c_dls.ipynb #8232e7e1
-class CacheDL(TfmdDL):
-    "fastai's `TfmdDL`, gathering each batch from a `SegCache` when it has one: no file is opened or decoded"
-    def __init__(self, dataset=None, # As for `TfmdDL`: items are image files
-                 cache:SegCache|None=None, # The cache holding those files
-                 crop:int|tuple|None=None, # Random windows of this size in training, centre ones in validation (`seg_dls(crop=True)`)
-                 prefetch:int=0, # Batches a thread of this loader gathers ahead, without worker processes (*Feeding a GPU*)
-                 **kwargs):
-        self.cache, self._rows, self.crop, self.prefetch = cache, None, crop, prefetch
-        self._crop_rng = random.Random(0)   # fastai's one pass at construction crops too; `randomize` draws each epoch's
-        super().__init__(dataset, **kwargs)
-    @property
-    def rows(self)->np.ndarray:
-        "The cache row of each item of the data set"
-        if self._rows is None: self._rows = self.cache.rows(self.dataset.items)
-        return self._rows
-    def new(self, dataset=None, cls=None, **kwargs):
-        if 'cache' not in kwargs and (dataset is None or dataset is self.dataset): kwargs.update(cache=self.cache, crop=self.crop)
-        kwargs.setdefault('prefetch', self.prefetch)
-        return super().new(dataset, cls, **kwargs)
-    def randomize(self):
-        "fastai's new random state for the epoch, and one drawn from it for the epoch's windows (the same however far ahead they are made)"
-        super().randomize()
-        c = random.Random(); c.setstate(self.rng.getstate())   # a copy: the epoch's order stays that of the files' path
-        self._crop_rng = random.Random(c.getrandbits(64) ^ 0x5eed)
-    def do_item(self, s): return super().do_item(s) if self.cache is None else ifnone(s, 0)
-    def create_batch(self, b):
-        if self.cache is None: return super().create_batch(b)
-        rows = self.rows[np.asarray(b)]
-        return self.cache.batch(rows) if self.crop is None else self.cache.crops(rows, _hw(self.crop), self._corners(len(rows)))
-    def _corners(self, n:int)->list:
-        "(top, left) of `n` windows: random in training (the epoch's random state for them), centred in validation"
-        (H, W), (h, w) = self.cache.man['shape'][1:], _hw(self.crop)
-        if h > H or w > W: raise CacheError([f'crop {w}x{h} is larger than the cached images ({W}x{H}): crop smaller, or store larger'])
-        if getattr(self.dataset, 'split_idx', 0): return [((H - h) // 2, (W - w) // 2)] * n
-        return [(self._crop_rng.randint(0, H - h), self._crop_rng.randint(0, W - w)) for _ in range(n)]
-    def retain(self, res, b): return super().retain(res, b) if self.cache is None else res
-
 # %% ../nbs/00c_dls.ipynb #47131012
 def rss_mb()->dict:
     "This process's resident memory in MB, anonymous (its own) and file-backed (shared pages of mapped files), from /proc"
@@ -216,9 +217,6 @@ def default_workers(cuda:bool|None=None, # Training on CUDA; default: whether CU
     "DataLoader workers per process: 0 on the CPU, else the node's cores shared among its local processes, at most 8"
     if not ifnone(cuda, torch.cuda.is_available()): return 0
     return min(8, max(1, defaults.cpus // max(1, int(os.environ.get('LOCAL_WORLD_SIZE', 1)))))
-
-def _to_device_nb(b, device=None, non_blocking=True): return to_device(b, device, non_blocking=non_blocking)
-fastai.data.load.to_device = _to_device_nb
 
 # %% ../nbs/00c_dls.ipynb #7a0c11fb
 def _prefetch_job(job:tuple):
@@ -267,13 +265,16 @@ class Prefetcher:
 # %% ../nbs/00c_dls.ipynb #8d5e35e3
 @patch
 def __iter__(self:CacheDL):
-    "The epoch's batches; from the cache with `prefetch` and no worker processes, made ahead by the loader's thread"
-    if self.cache is None or not self.prefetch or self.fake_l.num_workers: yield from super(CacheDL, self).__iter__(); return
-    if getattr(self, '_pf', None) is None: self._pf = Prefetcher(self.prefetch, self.pin_memory)
+    "fastai's loop with a non-blocking copy; from the cache with `prefetch` and no worker processes, batches made ahead by the loader's thread"
     self.randomize(); self.before_iter()
     self._DataLoader__idxs = self.get_idxs()   # fastai's attribute for the epoch's order, which `DataLoader.sample` reads
-    torch.empty((), dtype=torch.int64).random_()   # the draw of torch's loader iterator (its base seed): the run's random stream is as without the thread
-    for b in self._pf(self.create_batches(self.sample())):
+    if self.cache is not None and self.prefetch and not self.fake_l.num_workers:
+        if getattr(self, '_pf', None) is None: self._pf = Prefetcher(self.prefetch, self.pin_memory)
+        torch.empty((), dtype=torch.int64).random_()   # the draw of torch's loader iterator (its base seed): the run's random stream is as without the thread
+        batches = self._pf(self.create_batches(self.sample()))
+    else: batches = _loaders[self.fake_l.num_workers == 0](self.fake_l)   # fastai's: torch's single- or multi-process iterator
+    for b in batches:
+        if self.pin_memory and type(b) == list: b = tuple(b)   # pinning makes tuples lists (as fastai notes)
         if self.device is not None: b = to_device(b, self.device, non_blocking=True)
         yield self.after_batch(b)
     self.after_iter()
