@@ -60,12 +60,20 @@ class SegStats:
     def __init__(self, n:int, # Number of classes
                  void:int|None=None, # Index of the void class, or `None`
                 ): store_attr(); self.reset()
-    def reset(self): self.cm, self.n_batches = torch.zeros(self.n, self.n, dtype=torch.long), 0
+    def reset(self): self._cm, self.n_batches = torch.zeros(self.n, self.n, dtype=torch.long), 0
     def accumulate(self, learn):
-        "Add the batch in `learn.pred`/`learn.y`"
+        "Add the batch in `learn.pred`/`learn.y`, summed on their device (read once, by `cm`)"
         cm = batch_confusion(learn.pred.argmax(dim=1), learn.y, self.n)
-        self.cm += learn.to_detach(cm).sum(0)
+        cm = learn.to_detach(cm, cpu=False).sum(0)   # gathered from every rank, the padding left out, not copied to the host
+        self._cm = self._cm.to(cm.device) + cm
         self.n_batches += 1
+    @property
+    def cm(self)->Tensor:
+        "The summed (n, n) matrix, rows target and columns prediction, on the CPU (copied there once when read)"
+        self._cm = self._cm.cpu(); return self._cm
+    @cm.setter
+    def cm(self, v): self._cm = torch.as_tensor(v)
+    def __getstate__(self): return {**self.__dict__, '_cm': self.cm}   # pickled (a learner's export) from the CPU
     @property
     def keep(self)->np.ndarray:
         "Boolean mask of the non-void classes"
