@@ -58,13 +58,13 @@ def bench(n:int=2, # Processes to compare with one
     if bad: raise ValueError(f'kinds {bad} are measured only with a comm hook (the *_nohook ones) or accum > 1 (the *_accum ones): '
                              'add --comm-hook or --accum N')
     out = Path(out or f"runs/bench-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
-    cfg = dict(sz=sz, bs=bs, arch=arch, decoder=check_decoder(decoder), precision=precision, data=data, out=str(out), warmup=warmup, steps=steps,
+    run_data = data or synthetic_once(out/'synth', n=synth_items(bs, n, epoch_items), size=max(96, sz))   # made once, for both process counts
+    cfg = dict(sz=sz, bs=bs, arch=arch, decoder=check_decoder(decoder), precision=precision, data=str(run_data), out=str(out), warmup=warmup, steps=steps,
                reps=reps, num_workers=num_workers, bucket_mb=bucket_mb, static_graph=static_graph, bucket_view=bucket_view,
                comm_hook=comm_hook, powersgd_rank=powersgd_rank, powersgd_warmup=powersgd_warmup, accum=accum, step_ms=step_ms,
-               kinds=kinds, epoch_items=epoch_items)
+               kinds=kinds)
     print(f"segdist-bench: {model_name(decoder, arch)}, {sz} px, batch {bs} per process, 1 and {n} {'CPU process' if cpus else 'GPU'}(s); "
           f"results in {out}", flush=True)
-    if data is None: synthetic_once(out/'synth', n=synth_items(bs, n, epoch_items), size=max(96, sz))   # made once, for both process counts
     runs, per_round = {}, []
     for rd in range(rounds):
         got = {}

@@ -364,9 +364,7 @@ def bench_worker(cfg:dict)->dict|None:
     rank = setup_distrib(seed=0)
     ws = max(1, num_distrib())
     say = lambda s: print0(f'  {ws} process(es): {s}', flush=True)
-    data = Path(cfg['data']) if cfg.get('data') else None
-    if data is None:
-        data = synthetic_once(Path(cfg['out'])/'synth', n=synth_items(cfg['bs'], ws, cfg.get('epoch_items', 1000)), size=max(96, cfg['sz']))
+    data = Path(cfg['data'])   # `bench` made the synthetic set, when there is no data set, once for every process count
     n = cfg['warmup'] + cfg['reps'] * cfg['steps']
     dls = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False)
     dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], check=False, cache=Path(cfg['out'])/'cache')   # as a run has it: no worker processes, the loader's thread
