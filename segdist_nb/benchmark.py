@@ -13,7 +13,7 @@ from fastcore.all import *
 import torch
 from fastai.vision.all import load_learner, Normalize, imagenet_stats, first
 from .data import synthetic_once
-from .dls import seg_dls
+from .dls import seg_dls, batch_part
 from .model import seg_learner
 from .decoders import decoders, check_decoder, model_name
 from .predict import model_size
@@ -294,7 +294,7 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained model, when no `m
     data = Path(data) if data else synthetic_once(out/'synth', n=48, size=max(96, sz))
     if model:
         learn = load_learner(model, cpu=True)
-        norm = first(t for t in learn.dls.after_batch.fs if isinstance(t, Normalize))
+        norm = batch_part(learn.dls, Normalize)
         stats, sz, name = (norm.mean.flatten().cpu(), norm.std.flatten().cpu()), model_size(learn)[0], model_name(getattr(learn, 'decoder', 'fastai'), learn.arch_name)
     else:
         learn = seg_learner(seg_dls(data, sz=sz, bs=bs, num_workers=0, check=False), arch, weights=None, precision='fp32', decoder=decoder)

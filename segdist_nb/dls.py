@@ -15,11 +15,12 @@ from .data import *
 from .dataset import *
 from .cache import *
 from .cache import _hw, CacheError
+from .data import _resample
 from fastai.data.load import _loaders
 
 # %% auto #0
-__all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'BandReader', 'mask_tensor', 'ResizeBands', 'CropBands', 'ScaleBands',
-           'band_stats', 'rss_mb', 'default_workers', 'Prefetcher']
+__all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'SegBatch', 'batch_part', 'BandReader', 'mask_tensor', 'ResizeBands',
+           'CropBands', 'ScaleBands', 'band_stats', 'rss_mb', 'default_workers', 'Prefetcher']
 
 # %% ../nbs/00c_dls.ipynb #2cbfee58
 class GetMask:
@@ -124,19 +125,128 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
         kwargs.update(_cache_kwargs(spec.root, fns, lf, item_sz, cache, spec.reader, im), crop=sz if crop else None,
                       prefetch=ifnone(prefetch, 0 if kwargs['num_workers'] else 2))
     if im.plain:   # 8-bit pictures: fastai's own path, today's batches
-        blocks, item_tfms, batch_tfms = (ImageBlock, MaskBlock(spec.codes)), [*([Resize(item_sz, method='squish')] if item_sz else []), *([RandomCrop(sz)] if crop else [])], seg_tfms(sz, aug)
+        blocks = (TransformBlock(type_tfms=PILImage.create), TransformBlock(type_tfms=PILMask.create, item_tfms=AddMaskCodes(spec.codes)))   # fastai's image and mask blocks, without their `IntToFloatTensor`: `SegBatch` does it
+        item_tfms, batch_tfms = [*([Resize(item_sz, method='squish')] if item_sz else []), *([RandomCrop(sz)] if crop else [])], [SegBatch(sz, aug)]
     else:
         tr = spec.files('train') if spec.has_valid else list(L(fns)[splitter(fns)[0]])
         stats = ifnone(stats, getattr(spec, 'stats', None)) or band_stats(tr, im.bands, kwargs.get('cache'))   # a run computes them once (`DataSpec.stats`)
         blocks = (TransformBlock(type_tfms=BandReader(im.bands)), TransformBlock(type_tfms=mask_tensor, item_tfms=AddMaskCodes(spec.codes)))
         item_tfms = [*([ResizeBands(item_sz)] if item_sz else []), *([CropBands(sz)] if crop else [])]
-        batch_tfms = [IntToFloatTensor(div=1., div_mask=1), ScaleBands(stats['lo'], stats['hi'], im.bands), *seg_tfms(sz, aug, (stats['mean'], stats['std']))]
+        batch_tfms = [SegBatch(sz, aug, Normalize.from_stats(stats['mean'], stats['std'], cuda=False), ScaleBands(stats['lo'], stats['hi'], im.bands))]
     dblock = DataBlock(blocks=blocks, get_items=lambda _: fns, get_y=GetMask(lf, spec.reader), splitter=splitter, item_tfms=item_tfms, batch_tfms=batch_tfms)
     kwargs.setdefault('dl_type', CacheDL)   # with a cache or without (`_cache_kwargs` gives it its cache)
     kwargs.setdefault('pin_memory', torch.device(ifnone(kwargs.get('device'), default_device())).type == 'cuda')
     dls = dblock.dataloaders(spec.root, path=spec.root, bs=bs, **kwargs)   # `path`: where the learner saves (fastai's convention)
     dls.spec, dls.aug, dls.stats = spec, aug, None if im.plain else stats
     return dls
+
+# %% ../nbs/00c_dls.ipynb #8aea821a
+def _mask_draw(v:torch.Tensor, p:float, neutral:float=0.)->torch.Tensor:
+    "fastai's `mask_tensor`: each value kept with probability `p`, else `neutral` (the same draws and arithmetic)"
+    if p == 1.: return v
+    if neutral != 0: v = v - neutral
+    v = v * v.new_empty(v.shape).float().bernoulli_(p).long()
+    return v + neutral if neutral != 0 else v
+
+def _dihedral_table(device)->torch.Tensor:
+    "The 8 matrices of fastai's `dihedral_mat`, (8, 3, 3)"
+    xs, ys = tensor([1, -1, 1, -1, -1, 1, 1, -1]), tensor([1, 1, -1, 1, -1, -1, 1, -1])
+    m0, m1 = tensor([1, 1, 1, 0, 1, 0, 0, 0]), tensor([0, 0, 0, 1, 0, 1, 1, 1])
+    z, o = torch.zeros(8, dtype=torch.long), torch.ones(8, dtype=torch.long)
+    return torch.stack([torch.stack([xs * m0, xs * m1, z], 1), torch.stack([ys * m1, ys * m0, z], 1), torch.stack([z, z, o], 1)], 1).float().to(device)
+
+class SegBatch(DisplayedTransform):
+    "The seed's batch transforms as one function on plain tensors: to float (bands scaled), the preset's augmentation as fastai draws it, `Normalize`"
+    order = 10   # where fastai's `IntToFloatTensor` is
+    def __init__(self, size:int|tuple, # Training size (the seed's `size`)
+                 aug:str='seed', # A preset of `aug_presets`: 'seed', 'scene', 'none'
+                 norm:Normalize|None=None, # Per-band statistics; default ImageNet's
+                 scale:ScaleBands|None=None, # Bands at their depth: scaled to 0..1 by it; None: 8-bit pictures, divided by 255
+                 channels_last:bool=False, # Images out in channels-last memory format
+                ):
+        if aug not in aug_presets: raise ValueError(f"aug={aug!r}: choose one of {', '.join(aug_presets)} (--aug, aug: in a config or data.yaml)")
+        p = aug_presets[aug] or {}
+        if p.get('max_warp'): raise ValueError(f'aug preset {aug!r} asks for a warp, which SegBatch does not do: use seg_tfms({aug!r}) as batch_tfms')
+        self.size, self.aug, self.p, self.scale, self.channels_last = size, aug, p, scale, channels_last
+        self.norm, self._dev = ifnone(norm, Normalize.from_stats(*imagenet_stats, cuda=False)), {}
+        super().__init__()
+    @property
+    def parts(self)->list: return [o for o in (self.scale, self.norm) if o is not None]
+    def __getstate__(self): return {**self.__dict__, '_dev': {}}   # pickled (model.pkl) without its copies on a device
+    def _consts(self, dev)->dict:
+        "The statistics and the dihedral table on `dev`: copied there once, and again only if they are replaced"
+        src = (self.norm.mean, self.norm.std, *((self.scale.lo, self.scale.hi) if self.scale else ()))
+        c = self._dev.get(dev)
+        if c is None or len(c['src']) != len(src) or any(a is not b for a, b in zip(c['src'], src)):
+            f = lambda o: torch.as_tensor(o, dtype=torch.float32).to(dev).view(1, -1, 1, 1)
+            c = self._dev[dev] = dict(src=src, mean=f(self.norm.mean), std=f(self.norm.std), dihedral=_dihedral_table(dev),
+                                      **(dict(lo=f(self.scale.lo), hi=f(self.scale.hi)) if self.scale else {}))
+        return c
+    def draw(self, n:int, # Items in the batch
+             device, # Where the draws are made (the batch's device)
+            )->dict:
+        "Each item's random parameters, drawn on `device` as fastai's transforms of the preset draw them: the same order, the same distributions"
+        p, d, f = self.p, {}, dict(device=device, dtype=torch.float32)
+        if not p: return d
+        if p['do_flip'] and p['flip_vert']: d['dihedral'] = _mask_draw(torch.randint(0, 8, (n,), device=device), 0.5)   # `Dihedral(p=0.5)`
+        elif p['do_flip']: d['flip'] = _mask_draw(torch.ones(n, **f), 0.5)   # `Flip(p=0.5)`
+        if p['max_rotate']: d['rotate'] = _mask_draw(torch.empty(n, **f).uniform_(-p['max_rotate'], p['max_rotate']), p['p_affine']) * math.pi / 180
+        if p['min_zoom'] < 1 or p['max_zoom'] > 1:
+            d['zoom'] = 1 / _mask_draw(torch.empty(n, **f).uniform_(p['min_zoom'], p['max_zoom']), p['p_affine'], 1.)
+            d['zoom_x'], d['zoom_y'] = torch.empty(n, **f).uniform_(0, 1), torch.empty(n, **f).uniform_(0, 1)
+        if l := p['max_lighting']:
+            d['brightness'] = _mask_draw(torch.empty(n, **f).uniform_(0.5 * (1 - l), 0.5 * (1 + l)), p['p_lighting'], 0.5)
+            d['contrast'] = _mask_draw(torch.empty(n, **f).uniform_(math.log(1 - l), -math.log(1 - l)).exp(), p['p_lighting'], 1.)
+        return d
+    def matrix(self, d:dict, # Draws (`draw`); empty in validation
+               n:int, hw:tuple, # Items and (height, width) of the batch
+               device)->torch.Tensor:
+        "The (n, 2, 3) affine matrices of the draws, composed as fastai's `AffineCoordTfm` does"
+        m = torch.eye(3, device=device).float().unsqueeze(0).expand(n, 3, 3).contiguous()
+        def mat(a, b, c, e, f_, g):
+            z, o = torch.zeros_like(a), torch.ones_like(a)
+            return torch.stack([torch.stack([a, b, c], 1), torch.stack([e, f_, g], 1), torch.stack([z, z, o], 1)], 1)
+        if 'dihedral' in d: m = m @ self._consts(device)['dihedral'][d['dihedral']]
+        if 'flip' in d: s = 1 - 2 * d['flip']; m = m @ mat(s, s * 0, s * 0, s * 0, s * 0 + 1, s * 0)
+        if 'rotate' in d: t = d['rotate']; m = m @ mat(t.cos(), t.sin(), t * 0, -t.sin(), t.cos(), t * 0)
+        if 'zoom' in d:
+            s = d['zoom']
+            m = m @ mat(s, s * 0, (1 - s) * (2 * d['zoom_x'] - 1), s * 0, s, (1 - s) * (2 * d['zoom_y'] - 1))
+        h, w = hw
+        m[:, 0, 1] *= h / w; m[:, 1, 0] *= w / h   # fastai's `_prepare_mat`
+        return m[:, :2]
+    def __call__(self, b, # A batch: (images, masks, ...) or (images,)
+                 split_idx:int|None=None, # 0 in training (augmented), 1 in validation and prediction
+                 draws:dict|None=None, # Parameters to use instead of new draws (training)
+                 **kwargs):
+        "The batch `b` made float, augmented in training, resized to `size` and normalised, as plain tensors"
+        x, *ys = (o.as_subclass(torch.Tensor) for o in (b if isinstance(b, tuple) else (b,)))
+        n, dev, c = len(x), x.device, self._consts(x.device)
+        x = x.float()
+        x = x.div_(255.) if self.scale is None else ((x - c['lo']) / (c['hi'] - c['lo'])).clamp_(0, 1)
+        d = {} if split_idx else draws if draws is not None else self.draw(n, dev)
+        size = _hw(self.size) if self.size is not None else tuple(x.shape[-2:])
+        coords = F.affine_grid(self.matrix(d, n, x.shape[-2:], dev), (n, 1, *size), align_corners=True)
+        x = _resample(x, coords, 'bilinear', 'reflection', True)
+        ys = [_resample(y[:, None].float(), coords, 'nearest', 'reflection', True)[:, 0].long() if y.ndim == 3 else y for y in ys]
+        if 'brightness' in d:   # fastai's lighting: brightness, then contrast, in logit space
+            x = torch.sigmoid((logit(x) + logit(d['brightness'][:, None, None, None])) * d['contrast'][:, None, None, None])
+        x = (x - c['mean']) / c['std']
+        if self.channels_last: x = x.contiguous(memory_format=torch.channels_last)
+        return (x, *ys)
+    def decode(self, b, **kwargs):
+        "Images back to 0..1 (8-bit pictures to 0..255, as fastai's `IntToFloatTensor` decodes) and fastai's types, for `show_batch`"
+        x, *ys = b if isinstance(b, tuple) else (b,)
+        x = x.as_subclass(torch.Tensor)
+        x = x * self.norm.std.to(x.device).view(1, -1, 1, 1) + self.norm.mean.to(x.device).view(1, -1, 1, 1)
+        x = TensorImage((x.clamp(0, 1) * 255).long() if self.scale is None else x.clamp(0, 1))
+        return (x, *(TensorMask(y.as_subclass(torch.Tensor)) for y in ys))
+
+def batch_part(dl, # `DataLoaders` or a `DataLoader`
+               cls:type, # `Normalize`, `ScaleBands` or `SegBatch`
+              ):
+    "The `cls` transform among `dl`'s batch transforms: inside its `SegBatch`, or on its own (loaders saved before it)"
+    return first(o for t in dl.after_batch.fs for o in (*getattr(t, 'parts', ()), t) if isinstance(o, cls))
 
 # %% ../nbs/00c_dls.ipynb #83c3288c
 class BandReader:

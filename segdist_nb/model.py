@@ -191,7 +191,7 @@ def sync_free(learn:Learner)->Learner:
 # %% ../nbs/03_model.ipynb #5e706956
 def _encoder_norm(dls:DataLoaders, stats:tuple, name:str):
     "Normalise `dls` with the statistics an encoder's weights were trained with, when they are not ImageNet's (they travel in model.pkl)"
-    norm = first(t for t in dls.after_batch.fs if isinstance(t, Normalize))
+    norm = batch_part(dls, Normalize)
     if norm is None or stats[0] is None or np.allclose(norm.mean.flatten().cpu(), stats[0], atol=1e-3): return
     new = Normalize.from_stats(*stats, cuda=False)
     norm.mean, norm.std = new.mean.to(norm.mean.device), new.std.to(norm.std.device)
@@ -203,10 +203,10 @@ def _learner_kwargs(kwargs:dict)->dict:
 
 def dls_bands(dls:DataLoaders)->int:
     "The number of input channels of `dls`'s batches: its bands (`ScaleBands`), or 3 for 8-bit pictures (fastai makes every one RGB)"
-    sb = first(t for t in dls.after_batch.fs if isinstance(t, ScaleBands))
+    sb = batch_part(dls, ScaleBands)
     return 3 if sb is None else len(sb.lo)
 
-def _pictures(dls)->bool: return not any(isinstance(t, ScaleBands) for t in dls.after_batch.fs)
+def _pictures(dls)->bool: return batch_part(dls, ScaleBands) is None
 
 def _timm_learner(dls, name, n, fn, self_attention, **kwargs)->Learner:
     "fastai's `unet_learner`, on a timm encoder: `DynamicUnet`, `Learner` with the encoder's parameter groups, the encoder's normalisation"
@@ -266,4 +266,5 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
     learn.loss_name, learn.decoder = loss, decoder
     if learn.precision != 'fp32': learn.add_cb(SegMixedPrecision(learn.precision))   # fastai's `to_fp16`/`to_bf16`, on any device
     if channels_last: learn.model.to(memory_format=torch.channels_last)   # now, not only when a fit starts: loaded weights keep the layout
+    if (sb := batch_part(dls, SegBatch)) is not None: sb.channels_last = channels_last   # the batches leave `SegBatch` in the model's layout
     return speed_up(sync_free(learn), channels_last, compile)

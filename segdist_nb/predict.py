@@ -17,7 +17,7 @@ import fastprogress.fastprogress
 from fastprogress.fastprogress import progress_bar
 from .data import seg_palette, read_image, resize_bands, is_tiff
 from .plots import image_view
-from .dls import ScaleBands
+from .dls import ScaleBands, batch_part
 from .speed import compile_unet
 
 # %% auto #0
@@ -82,12 +82,12 @@ class LearnerModel:
         self.learn, self.model = learn, learn.model.to(self.device).eval()
         if channels_last: self.model.to(memory_format=torch.channels_last)
         if compile: compile_unet(self.model)
-        norm = first(t for t in learn.dls.after_batch.fs if isinstance(t, Normalize))
+        norm = batch_part(learn.dls, Normalize)
         self.mean, self.std = [torch.as_tensor(o).float().reshape(1, -1, 1, 1).to(self.device)
                                for o in ((norm.mean, norm.std) if norm is not None else (0., 1.))]
         n = get_c(learn.dls) or len(learn.codes)
         self.codes, self.void, self.sz = getattr(learn, 'codes', None) or [str(i) for i in range(n)], getattr(learn, 'void', None), model_size(learn)
-        self.reader = ImageReader(first(t for t in learn.dls.after_batch.fs if isinstance(t, ScaleBands)))
+        self.reader = ImageReader(batch_part(learn.dls, ScaleBands))
         prec = getattr(learn, 'precision', 'fp32')
         self.amp, self.dtype = bf16 or (self.device.type == 'cuda' and prec in ('fp16', 'bf16')), torch.bfloat16 if bf16 or prec == 'bf16' else torch.float16
         if bf16: self.engine = 'torch bf16'

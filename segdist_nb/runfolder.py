@@ -13,6 +13,7 @@ from fastcore.all import *
 from fastai.vision.all import *
 from .plots import *
 from .metrics import SegMetric
+from .dls import batch_part
 from .distributed import print0
 
 # %% auto #0
@@ -109,8 +110,8 @@ def plot_results(learn:Learner, fn:Path, n:int=4):
     xb, yb = learn.dls.valid.one_batch()
     learn.model.eval()
     with torch.no_grad(): pred = learn.model(xb).argmax(1)
-    norm = first(t for t in learn.dls.after_batch.fs if isinstance(t, Normalize))
-    imgs = norm.decode(TensorImage(xb)) if norm is not None else xb   # back to 0..1 colours
+    norm = batch_part(learn.dls, Normalize)
+    imgs = norm.decode(TensorImage(xb.cpu())) if norm is not None else xb   # back to 0..1 colours
     n = min(n, len(xb))
     plot_triplets([(imgs[i].permute(1, 2, 0).cpu().clamp(0, 1), yb[i].cpu(), pred[i].cpu()) for i in range(n)], learn.codes, fn)
 
