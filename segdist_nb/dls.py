@@ -20,7 +20,7 @@ from fastai.data.load import _loaders
 
 # %% auto #0
 __all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'SegBatch', 'batch_part', 'BandReader', 'mask_tensor', 'ResizeBands',
-           'CropBands', 'ScaleBands', 'band_stats', 'rss_mb', 'default_workers', 'Prefetcher']
+           'CropBands', 'ScaleBands', 'band_stats', 'rss_mb', 'default_workers', 'Prefetcher', 'copy_ahead']
 
 # %% ../nbs/00c_dls.ipynb #2cbfee58
 class GetMask:
@@ -372,6 +372,28 @@ class Prefetcher:
                 yield b
         finally: stop.set()   # an epoch left early (`one_batch`, an exception): the thread stops before its next batch
 
+# %% ../nbs/00c_dls.ipynb #a2c0ffee
+def _ready(b, ev:torch.cuda.Event, device):
+    "A batch copied on the side stream, for the current stream: it waits for the copy on the GPU (not the host), and the memory is kept until it is done with it"
+    cur = torch.cuda.current_stream(device)
+    cur.wait_event(ev)
+    for t in (b if isinstance(b, (tuple, list)) else (b,)):
+        if isinstance(t, torch.Tensor) and t.is_cuda: t.record_stream(cur)
+    return b
+
+def copy_ahead(batches:Iterable, # Batches on the host, pinned (the copy is asynchronous only from pinned memory)
+               device, # A CUDA device
+              )->Iterator:
+    "Each batch copied to `device` on a side stream, the next batch's copy issued before this one is handed over: the copies overlap the steps"
+    stream, prev = torch.cuda.Stream(device), None
+    for b in batches:
+        if type(b) == list: b = tuple(b)
+        with torch.cuda.stream(stream): nb = to_device(b, device, non_blocking=True)
+        ev = stream.record_event()
+        if prev is not None: yield _ready(*prev, device)
+        prev = (nb, ev)
+    if prev is not None: yield _ready(*prev, device)
+
 # %% ../nbs/00c_dls.ipynb #8d5e35e3
 @patch
 def __iter__(self:CacheDL):
@@ -383,9 +405,10 @@ def __iter__(self:CacheDL):
         torch.empty((), dtype=torch.int64).random_()   # the draw of torch's loader iterator (its base seed): the run's random stream is as without the thread
         batches = self._pf(self.create_batches(self.sample()))
     else: batches = _loaders[self.fake_l.num_workers == 0](self.fake_l)   # fastai's: torch's single- or multi-process iterator
+    if self.pin_memory and self.device is not None and torch.device(self.device).type == 'cuda': batches = copy_ahead(batches, self.device)
     for b in batches:
         if self.pin_memory and type(b) == list: b = tuple(b)   # pinning makes tuples lists (as fastai notes)
-        if self.device is not None: b = to_device(b, self.device, non_blocking=True)
+        if self.device is not None: b = to_device(b, self.device, non_blocking=True)   # (batches `copy_ahead` copied are there already)
         yield self.after_batch(b)
     self.after_iter()
     if hasattr(self, 'it'): del self.it

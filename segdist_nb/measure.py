@@ -334,11 +334,15 @@ def _plain_batches(dls, n:int)->list:
             if len(out) == n: break
     return out
 
-def _mem_dls(batches:list, bs:int, device)->DataLoaders:
-    "fastai `DataLoaders` over in-memory batches: items are the images of `batches`"
-    items = [(x[i], y[i]) for x, y in batches for i in range(len(x))]
-    dl = DataLoader(items, bs=bs, shuffle=True, drop_last=True, device=device)
-    return DataLoaders(dl, DataLoader(items[:bs], bs=bs, device=device), device=device)
+def _mem_dls(dls, n:int)->DataLoaders:
+    "fastai `DataLoaders` over `n` training batches of `dls` kept on its device as stored (uint8), with its batch transforms: no loading, the same augmentation"
+    raw, items = dls.train.new(after_batch=None, shuffle=False), []
+    for x, y in raw:
+        items += [(x[i].as_subclass(torch.Tensor), y[i].as_subclass(torch.Tensor)) for i in range(len(x))]
+        if len(items) >= n * dls.bs: break
+    tf = lambda si: Pipeline(dls.train.after_batch.fs, split_idx=si)   # the loaders' own transforms, for training and for validation
+    return DataLoaders(DataLoader(items, bs=dls.bs, shuffle=True, drop_last=True, device=dls.device, after_batch=tf(0)),
+                       DataLoader(items[:dls.bs], bs=dls.bs, device=dls.device, after_batch=tf(1)), device=dls.device)
 
 def _allreduce_s(nbytes:int, reps:int=5)->float|None:
     "Median seconds of an all-reduce of `nbytes` (fp32) across the process group"
@@ -392,7 +396,7 @@ def bench_worker(cfg:dict)->dict|None:
     batches = _plain_batches(dls, min(n, 32))
     timed('learner', 'learner from PNGs', lambda: fit_times(learn))
     timed('learner_cache', 'learner from the cache', lambda: fit_times(learner(dlc)))
-    def mem_learner(): l = learner(dls); l.dls = _mem_dls(batches, cfg['bs'], dls.device); return l
+    def mem_learner(): l = learner(dls); l.dls = _mem_dls(dlc, min(n, 32)); return l
     timed('learner_mem', 'learner fed from memory', lambda: fit_times(mem_learner()))
     timed('plain', 'plain PyTorch', lambda: plain_steps(learner(dls).model, batches, n, learn.precision, ddp_kw=ddp_kw))
     timed('plain_nosync', 'plain PyTorch without all-reduce',

@@ -62,6 +62,38 @@ def recipe():
     return dict(final_miou=round(final['miou'], 4), here_valid_loss=round(float(r[0]), 4), run_valid_loss=round(final['valid_loss'], 4),
                 precision=json.loads((tmp/'nb_run'/'config.json').read_text())['precision'])
 
-for name, f in [('precision', precision), ('broadcast', broadcast), ('launch_nb', launch), ('train_nb', recipe)]: check(name, f)
+def copy_ahead_check():
+    "00c's cuda cell: batches copied ahead on a side stream (pinned) equal those copied on the compute stream; an epoch reads nothing back"
+    def epochs(pin):
+        set_seed(0); dls = seg_dls(src, sz=32, bs=4, cache=tmp/'cache', device='cuda', pin_memory=pin)
+        return [(x.cpu(), y.cpu()) for _ in range(2) for x, y in dls.train]
+    for (x0, y0), (x1, y1) in zip(epochs(False), epochs(True)): assert torch.equal(x0, x1) and torch.equal(y0, y1)
+    dls = seg_dls(src, sz=32, bs=4, cache=tmp/'cache', device='cuda')
+    for b in dls.train: pass
+    torch.cuda.set_sync_debug_mode('error')
+    try:
+        for b in dls.train: pass
+    finally: torch.cuda.set_sync_debug_mode(0)
+    return 'same batches; no sync in an epoch of batches'
+
+class NoSync(Callback):
+    "From the second batch of the second epoch to the last training batch: any synchronising CUDA call raises"
+    order = 1000
+    def after_batch(self):   # the last callback of a batch: the window runs to the end of the next batch's callbacks
+        on = self.training and self.epoch >= 1 and self.iter + 1 < self.n_iter   # off after the epoch's last batch: its end reads what it logs
+        torch.cuda.set_sync_debug_mode('error' if on else 0)
+        if on: self.on = True
+    def after_fit(self): torch.cuda.set_sync_debug_mode(0)
+
+def sync_free_step():
+    "03's cuda cell: training steps (data, augmentation, forward, backward, optimizer, callbacks) with no host sync, SMP U-Net in mixed precision"
+    dls = seg_dls(src, sz=64, bs=4, cache=tmp/'cache', device='cuda')
+    learn = seg_learner(dls, 'resnet18', void='void', loss='ce+dice', pretrained=False)
+    cb = NoSync()
+    with learn.no_bar(), learn.no_logging(): learn.fit(2, 1e-3, cbs=[cb])
+    assert getattr(cb, 'on', False)
+    return f'{learn.precision}: {len(dls.train)} training batches an epoch, none synced after the first epoch'
+
+for name, f in [('precision', precision), ('copy_ahead', copy_ahead_check), ('sync_free_step', sync_free_step), ('broadcast', broadcast), ('launch_nb', launch), ('train_nb', recipe)]: check(name, f)
 (out/'checks.json').write_text(json.dumps(res, indent=1, default=str))
 sys.exit(sum(not v['ok'] for v in res.values()))

@@ -3,8 +3,9 @@
 #   bash tools/gpu_check.sh
 # Everything it writes goes to $OUT (default runs/gpu_check); each step has its own time limit and the next step runs
 # even when one fails (its log says so):
-#   1. tools/gpu_check.py: what the `cuda` cells of chapters 03 and 04 check (mixed precision chosen by device, a
-#      step in bf16, the nccl broadcast of DistributedDL), and the notebook launcher of chapter 05e on the GPU
+#   1. tools/gpu_check.py: what the `cuda` cells of chapters 00c, 03 and 04 check (the side-stream copy, training steps
+#      with no host sync under `set_sync_debug_mode('error')`, mixed precision chosen by device, a step in bf16, the
+#      nccl broadcast of DistributedDL), and the notebook launcher of chapter 05e on the GPU
 #      (`launch_nb(gpus='0')`, `train_nb(gpus='0')`, the model back in this process on the GPU);
 #   2. a short training run on the GPU from the decode-once cache (the demo config, bf16), then segdist-predict;
 #   3. segdist-bench --gpus 1 at 256 px in bf16 on the synthetic set: the learner from PNGs and from the cache
