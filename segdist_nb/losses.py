@@ -9,11 +9,10 @@ from __future__ import annotations
 import torch, torch.nn.functional as F
 from torch import nn
 from fastcore.all import *
-from fastai.losses import CrossEntropyLossFlat
 from .data import ignore_index
 
 # %% auto #0
-__all__ = ['loss_names', 'SegLoss', 'counted', 'SegDiceLoss', 'SegFocalLoss', 'SegLossSum', 'check_loss', 'seg_loss']
+__all__ = ['loss_names', 'SegLoss', 'counted', 'SegCELoss', 'SegDiceLoss', 'SegFocalLoss', 'SegLossSum', 'check_loss', 'seg_loss']
 
 # %% ../nbs/02b_losses.ipynb #202f59e3
 class SegLoss(nn.Module):
@@ -31,6 +30,17 @@ def counted(targ:torch.Tensor, # Class indices
     ok = (targ >= 0) & (targ < n)
     if ignore_void and void is not None: ok &= targ != void
     return ok
+
+# %% ../nbs/02b_losses.ipynb #a792097f
+class SegCELoss(SegLoss):
+    "The seed's weighted cross-entropy (`CrossEntropyLossFlat(axis=1)`'s value) on the logits as they are; `ignore_index` pixels left out"
+    def __init__(self, weight:torch.Tensor|None=None, # Class weights (a zero weight leaves a class's pixels out)
+                ):
+        super().__init__()
+        self.register_buffer('weight', None if weight is None else torch.as_tensor(weight, dtype=torch.float))
+    def forward(self, inp, targ):
+        inp, targ = inp.as_subclass(torch.Tensor), targ.as_subclass(torch.Tensor)   # fastai's tensor subclasses: plain tensors, one dispatch
+        return F.cross_entropy(inp.float(), targ.long(), self.weight, ignore_index=ignore_index)
 
 # %% ../nbs/02b_losses.ipynb #3540884b
 class SegDiceLoss(SegLoss):
@@ -110,7 +120,7 @@ def seg_loss(loss:str='ce', # 'ce', 'dice', 'focal', or a sum such as 'ce+dice'
         if name == 'focal': return SegFocalLoss(n, weight, gamma, void, ignore_void)
         lw = weight
         if ignore_void and void is not None: lw = ifnone(weight, torch.ones(n)).clone(); lw[void] = 0.
-        return CrossEntropyLossFlat(axis=1, weight=lw, ignore_index=ignore_index)
+        return SegCELoss(lw)
     terms = check_loss(loss, loss_weights)
     if len(terms) == 1: return one(terms[0])
     return SegLossSum([one(o) for o in terms], ifnone(loss_weights, [1.] * len(terms)))
