@@ -126,6 +126,11 @@ def report(res:dict)->str:
         for k in res['rounds'][0]:
             v = [o[k] for o in res['rounds']]
             lines.append(f"  {k:<22} " + ' '.join(f'{o:.2f}' for o in v) + f"  (median {np.median(v):.2f})")
+    for r in [o for o in res['rows'] if 'epoch_start_s' in o]:
+        e, k = r['epoch_start_s'], first(o for o in ('learner_cache', 'learner') if o in r)
+        lines.append(f"start of an epoch to its first batch with {r['processes']} process(es): {e['png'] * 1e3:.1f} ms from PNGs "
+                     f"({c.get('num_workers')} worker processes), {e['cache'] * 1e3:.1f} ms from the cache (the loader's thread)"
+                     + (f"; a training step ({k}): {c['bs'] * r['processes'] / r[k]['median'] * 1e3:.0f} ms" if k else ''))
     for r in [o for o in res['rows'] if 'time_s' in o]:
         t = r['time_s']
         lines.append(f"input pipeline in a {t['step']:.3f} s step of {r['processes']} process(es): {t['input']:+.3f} s from PNGs, "

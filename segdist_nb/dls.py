@@ -370,7 +370,11 @@ class Prefetcher:
                 if kind == 'end': return
                 if kind == 'error': raise b
                 yield b
-        finally: stop.set()   # an epoch left early (`one_batch`, an exception): the thread stops before its next batch
+        finally:   # an epoch left early (`one_batch`, an exception): the thread stops before its next batch,
+            stop.set()
+            while True:   # and is not left waiting on a full queue (the next epoch's job would wait behind it)
+                try: out.get_nowait()
+                except queue.Empty: break
 
 # %% ../nbs/00c_dls.ipynb #a2c0ffee
 def _ready(b, ev:torch.cuda.Event, device):

@@ -24,8 +24,9 @@ from .predict import NormalizedModel, OnnxModel, onnx_proto, image_batch
 from .export import calib_files, quantize_int8
 
 # %% auto #0
-__all__ = ['StepTimer', 'rep_throughput', 'dev_sync', 'plain_steps', 'pipeline_rate', 'upscale_data', 'pipeline_bench',
-           'median_s', 'peak_gflops', 'model_flops', 'speed_bench', 'decoder_costs', 'synth_items', 'bench_worker']
+__all__ = ['StepTimer', 'rep_throughput', 'dev_sync', 'plain_steps', 'pipeline_rate', 'epoch_start_s', 'upscale_data',
+           'pipeline_bench', 'median_s', 'peak_gflops', 'model_flops', 'speed_bench', 'decoder_costs', 'synth_items',
+           'bench_worker']
 
 # %% ../nbs/06_measure.ipynb #b019686f
 class StepTimer(Callback):
@@ -104,6 +105,15 @@ def pipeline_rate(dl:DataLoader, # A training `DataLoader`
     t0, k = time.perf_counter(), 0
     for _ in range(n): k += find_bs(next(bs))
     return k / (time.perf_counter() - t0)
+
+def epoch_start_s(dl:DataLoader, # A training `DataLoader`
+                  epochs:int=3, # Epoch starts timed, after one to warm up
+                 )->float: # Seconds
+    "Seconds from the start of an epoch of `dl` to its first batch, batch transforms included: the median over `epochs` epochs"
+    ts, sync = [], dev_sync(dl.device or 'cpu')
+    for _ in range(epochs + 1):
+        t0 = time.perf_counter(); first(dl); sync(); ts.append(time.perf_counter() - t0)
+    return float(np.median(ts[1:]))
 
 # %% ../nbs/06_measure.ipynb #49501083
 def _upscale_pair(args):
@@ -413,6 +423,7 @@ def bench_worker(cfg:dict)->dict|None:
     res['comm_bytes'] = comm_bytes(learn.model)
     if ddp_kw['comm_hook'] == 'powersgd': res['comm_bytes_powersgd'] = comm_bytes(learn.model, ddp_kw['powersgd_rank'])
     res['pipeline'], res['pipeline_cache'] = pipeline_rate(dls.train), pipeline_rate(dlc.train, 32)   # items/s of one process
+    res['epoch_start_s'] = dict(png=epoch_start_s(dls.train), cache=epoch_start_s(dlc.train))   # apart from the steady rates above
     res['allreduce_s'] = _allreduce_s(4 * res['n_params'])
     res['n_train'] = len(dls.train_ds)
     if dist.is_initialized():   # leave together: a rank that exits while the group is alive can abort in gloo's threads
