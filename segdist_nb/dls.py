@@ -331,19 +331,14 @@ def default_workers(cuda:bool|None=None, # Training on CUDA; default: whether CU
 # %% ../nbs/00c_dls.ipynb #7a0c11fb
 def _prefetch_job(job:tuple):
     "Runs one epoch's batches into its queue until they end, one fails, or the consumer stops"
-    it, out, stop, pin = job
-    def put(o)->bool:
-        while not stop.is_set():
-            try: out.put(o, timeout=0.05); return True
-            except queue.Full: pass
-        return False
+    it, out, stop, pin = job   # a full queue blocks the thread: a consumer that stops sets `stop`, then empties the queue
     try:
         while not stop.is_set():
             try: b = next(it)
-            except StopIteration: put(('end', None)); return
+            except StopIteration: out.put(('end', None)); return
             if pin: b = tuple(o.pin_memory() for o in b)
-            if not put(('batch', b)): return
-    except BaseException as e: put(('error', e))
+            out.put(('batch', b))
+    except BaseException as e: out.put(('error', e))
     finally:
         if hasattr(it, 'close'): it.close()
 
@@ -372,7 +367,7 @@ class Prefetcher:
                 yield b
         finally:   # an epoch left early (`one_batch`, an exception): the thread stops before its next batch,
             stop.set()
-            while True:   # and is not left waiting on a full queue (the next epoch's job would wait behind it)
+            while True:   # and is not left blocked on a full queue (the next epoch's job would wait behind it): one put at most follows
                 try: out.get_nowait()
                 except queue.Empty: break
 
