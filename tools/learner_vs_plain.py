@@ -7,7 +7,7 @@ loaders' batch transforms (`segdist_nb.measure._mem_dls`, the benchmark's in-mem
 once (`plain_steps`, the benchmark's plain row). It prints each one's time per step and the ops whose CPU time differs
 most between them, per step: where a gap between the two rows of `segdist-bench` comes from, if it is not noise.
 """
-import argparse, tempfile
+import argparse, shutil, tempfile
 from pathlib import Path
 import torch
 from torch.profiler import profile, ProfilerActivity
@@ -43,3 +43,4 @@ x, y = per_step(p1), per_step(p2)
 z = (0., 0.)
 for k in sorted(set(x) | set(y), key=lambda k: -abs(x.get(k, z)[0] - y.get(k, z)[0]))[:a.top]:
     print(f'  {k[:48]:48s} learner {x.get(k, z)[0]:8.2f} ms ({x.get(k, z)[1]:5.0f} calls)   plain {y.get(k, z)[0]:8.2f} ms ({y.get(k, z)[1]:5.0f} calls)')
+shutil.rmtree(tmp, ignore_errors=True)   # the synthetic set and its cache
