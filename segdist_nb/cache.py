@@ -20,8 +20,8 @@ from .dataset import *
 from fastai.torch_core import rank_distrib   # rank 0 alone reports (fastai's rank: this chapter comes before the distributed one)
 
 # %% auto #0
-__all__ = ['cache_version', 'CacheError', 'cache_manifest', 'cache_key', 'cache_changes', 'build_cache', 'SegCache', 'seg_cache',
-           'cache_checked', 'parse_size', 'segdist_cache']
+__all__ = ['cache_version', 'CacheError', 'cache_manifest', 'cache_key', 'cache_changes', 'default_cache_dir', 'build_cache',
+           'SegCache', 'seg_cache', 'cache_checked', 'parse_size', 'segdist_cache']
 
 # %% ../nbs/00b_cache.ipynb #074f01c0
 cache_version = 1
@@ -83,6 +83,15 @@ def cache_changes(old:dict, # Manifest the cache was built from
     if old.get('size') != new.get('size'): out.append(f"the storage size changed ({old.get('size')} -> {new.get('size')})")
     return out[:n] + ([f'and {len(out) - n} more'] if len(out) > n else [])
 
+# %% ../nbs/00b_cache.ipynb #c87f804e
+def default_cache_dir(path:Path|str, # Data set root
+                     )->Path:
+    "Where a data set's caches go by default: `.segdist_cache/` in its root, or, where that cannot be written, a folder of its own in the user's cache folder"
+    path = Path(path); d = path/'.segdist_cache'
+    if os.access(d if d.exists() else path, os.W_OK): return d
+    home = Path(os.environ.get('XDG_CACHE_HOME') or Path.home()/'.cache')/'segdist_nb'
+    return home/f"{path.absolute().name}-{hashlib.sha1(str(path.absolute()).encode()).hexdigest()[:8]}"
+
 # %% ../nbs/00b_cache.ipynb #f7175695
 def _fill(args)->list:
     "Decode rows of a cache into its two files (runs in a worker process); the problems found"
@@ -136,10 +145,12 @@ def _clean_tmp(dest:Path):
         except PermissionError: pass
 
 # %% ../nbs/00b_cache.ipynb #a868532e
+def _gb(n:int)->str: return f'{n / 1e9:.2f} GB' if n >= 1e8 else f'{n / 1e6:.1f} MB'
+
 def build_cache(path:Path|str, # Data set root
                 fns:list, # Image files
                 label_fn:Callable|None=None, # Image path -> mask path; default `MaskPath(path)`
-                dest:Path|str|None=None, # Cache folder; default `path/.segdist_cache`
+                dest:Path|str|None=None, # Cache folder; default `default_cache_dir(path)`
                 size:int|tuple|None=None, # Storage size (height, width); None = each file's own, which must be one
                 n_workers:int|None=None, # Decoding processes; default all cores for 64 pairs or more
                 verbose:bool=True, # Print what is built (rank 0)
@@ -148,7 +159,7 @@ def build_cache(path:Path|str, # Data set root
                 imagery:Imagery|None=None, # What the images are (`DataSpec.imagery`); None: 8-bit pictures
                )->Path: # The cache's folder
     "Decode every image/mask pair of `fns` once into `dest/<key>/`, under a temporary name renamed when complete"
-    path = Path(path); label_fn = ifnone(label_fn, MaskPath(path)); dest = Path(ifnone(dest, path/'.segdist_cache'))
+    path = Path(path); label_fn = ifnone(label_fn, MaskPath(path)); dest = Path(dest) if dest is not None else default_cache_dir(path)
     man = cache_manifest(path, fns, label_fn, size, reader, imagery)
     final = dest/cache_key(man)
     if (final/'manifest.json').exists(): return final
@@ -163,7 +174,7 @@ def build_cache(path:Path|str, # Data set root
     bands = imagery is not None and not imagery.plain
     c, dt = (imagery.n_in, np.dtype(imagery.dtype)) if bands else (3, np.dtype(np.uint8))
     need, free = n * h * w * (c * dt.itemsize + 1), shutil.disk_usage(dest).free
-    if need > free: raise CacheError([f'the cache of {n} pairs at {w}x{h} needs {need / 1e9:.2f} GB, and {dest} has {free / 1e9:.2f} GB '
+    if need > free: raise CacheError([f'the cache of {n} pairs at {w}x{h} needs {_gb(need)}, and {dest} has {_gb(free)} '
                                       f'free: free space, choose another folder, or store at a smaller size (item_sz)'])
     _clean_tmp(dest)
     tmp = dest/f'{final.name}.tmp-{socket.gethostname()}-{os.getpid()}'
@@ -176,11 +187,12 @@ def build_cache(path:Path|str, # Data set root
             with open(tmp/nm, 'r+b') as f:
                 try: os.posix_fallocate(f.fileno(), 0, os.fstat(f.fileno()).st_size)
                 except OSError as e:
-                    if e.errno == errno.ENOSPC: raise CacheError([f'{dest} ran out of space reserving {need / 1e9:.2f} GB for the cache: '
+                    if e.errno == errno.ENOSPC: raise CacheError([f'{dest} ran out of space reserving {_gb(need)} for the cache: '
                                                                   f'free space or choose another folder']) from None
         nw = ifnone(n_workers, defaults.cpus if n >= 64 else 0)
         what = (f'{c} band(s) of {dt.name}' + (f': {dt.itemsize} bytes a value, {dt.itemsize} times the memory of 8-bit images' if dt.itemsize > 1 else '')) if bands else '8-bit RGB'
-        if verbose and rank_distrib() == 0: print(f'cache: decoding {n} image/mask pairs ({w}x{h}, {what}; {need / 1e9:.2f} GB) into {final} with {max(1, nw)} process(es)')
+        away = '' if path.absolute() in final.absolute().parents else f' ({path} cannot be written)' if dest == default_cache_dir(path) else ''
+        if verbose and rank_distrib() == 0: print(f'cache: decoding {n} image/mask pairs ({w}x{h}, {what}; {_gb(need)} of {_gb(free)} free) into {final}{away} with {max(1, nw)} process(es)')
         t0 = time.time()
         rows = [(i, o[0], o[3]) for i, o in enumerate(items)]
         k = max(1, min(256, -(-n // max(1, 4 * nw))))
@@ -285,7 +297,7 @@ def _prepare(path:Path, fns:list, label_fn:Callable, dest:Path, size, rebuild:bo
 def seg_cache(path:Path|str, # Data set root
               fns:list|None=None, # Image files; default the images under `path/images`
               label_fn:Callable|None=None, # Image path -> mask path; default `MaskPath(path)`
-              cache_dir:Path|str|None=None, # Where caches go; default `path/.segdist_cache`
+              cache_dir:Path|str|None=None, # Where caches go; default `default_cache_dir(path)`
               size:int|tuple|None=None, # Storage size (height, width); None = native
               rebuild:bool=True, # Rebuild a stale cache; False: raise `CacheError` naming what changed
               n_workers:int|None=None, # Decoding processes for a build
@@ -297,7 +309,7 @@ def seg_cache(path:Path|str, # Data set root
     "The cache of the image/mask pairs under `path`: opened when it matches the files, else built (rank 0 first under DDP)"
     path = Path(path)
     fns, label_fn = ifnone(fns, get_image_files(path/'images')), ifnone(label_fn, MaskPath(path))
-    dest = Path(ifnone(cache_dir, path/'.segdist_cache'))
+    dest = Path(cache_dir) if cache_dir is not None else default_cache_dir(path)
     make = partial(_prepare, path, fns, label_fn, dest, size, rebuild, n_workers, verbose, checked, reader, imagery)
     if num_distrib() <= 1: return SegCache(make(), path)
     with no_random(): folder = rank0_first(make)   # its dummy Learner draws random numbers: keep the run's random state
@@ -311,7 +323,7 @@ def cache_checked(path:Path|str, # Data set root
     "Whether the cache of the current files exists and records that they passed `check_data` with `codes`"
     path = Path(path)
     fns, label_fn = ifnone(fns, get_image_files(path/'images')), ifnone(label_fn, MaskPath(path))
-    try: fn = Path(ifnone(cache_dir, path/'.segdist_cache'))/cache_key(cache_manifest(path, fns, label_fn, size, reader, imagery))/'manifest.json'
+    try: fn = (Path(cache_dir) if cache_dir is not None else default_cache_dir(path))/cache_key(cache_manifest(path, fns, label_fn, size, reader, imagery))/'manifest.json'
     except CacheError: return False
     return fn.exists() and json.loads(fn.read_text()).get('checked') == list(codes)
 
@@ -327,7 +339,7 @@ def parse_size(s:str|None)->int|tuple|None:
 # %% ../nbs/00b_cache.ipynb #9251834a
 @call_parse
 def segdist_cache(data:str, # Data set folder (with data.yaml, or images/, labels/, codes.txt), or a data.yaml
-                  cache_dir:str=None, # Where the cache goes (default DATA/.segdist_cache)
+                  cache_dir:str=None, # Where the cache goes (default DATA/.segdist_cache, or the user's cache folder where DATA cannot be written)
                   item_sz:str=None, # Storage size, 'S' or 'H,W' (default: the images' own size)
                   labels:str=None, # Mask path template of today's layout, relative to DATA (default 'labels/{stem}_P{suffix}')
                   images:str=None, # Image folder of today's layout, relative to DATA (default 'images')

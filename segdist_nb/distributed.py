@@ -22,11 +22,13 @@ from fastai.torch_core import find_bs
 from torch import nn
 import torch.distributed.nn.functional as dist_nn
 from accelerate.utils import DistributedDataParallelKwargs, DDPCommunicationHookType
+from fastai.distributed import DistributedTrainer
+from .dls import CacheDL, epoch_batches, epoch_sample, close_workers, rank_device
 
 # %% auto #0
-__all__ = ['comm_hooks', 'LineProgressCallback', 'log_progress', 'setup_distrib', 'print0', 'group_restarted', 'run_name',
-           'ddp_kwargs', 'comm_bytes', 'NoSyncAccumulation', 'GlooSyncBatchNorm', 'GlooSyncBatchNormAct',
-           'sync_batchnorm', 'sync_distrib_ctx']
+__all__ = ['comm_hooks', 'SegDistributedDL', 'SegDistributedTrainer', 'LineProgressCallback', 'log_progress', 'setup_distrib',
+           'print0', 'group_restarted', 'run_name', 'ddp_kwargs', 'comm_bytes', 'NoSyncAccumulation',
+           'AllReduceBatchNorm', 'AllReduceBatchNormAct', 'sync_batchnorm']
 
 # %% ../nbs/04_distributed.ipynb #0debdd9c
 @patch
@@ -35,6 +37,35 @@ def _broadcast(self:DistributedDL, t, rank):
     t = LongTensor(t).to('cuda' if dist.get_backend() == 'nccl' else 'cpu')
     dist.broadcast(t, rank)
     return t.cpu().tolist()
+
+# %% ../nbs/04_distributed.ipynb #b8ce388a
+class SegDistributedDL(DistributedDL):
+    "fastai's `DistributedDL` (this rank's share of rank 0's order, padded and unpadded as fastai does), fed as one process is (`epoch_batches`)"
+    @property
+    def feeder(self)->CacheDL: return self.dl   # the loader whose cache, thread, workers and streams feed this rank
+    def __iter__(self): return epoch_batches(self)
+    def sample(self): return epoch_sample(self)
+    def __getstate__(self):
+        "Pickled without its kept workers"
+        d = dict(self.__dict__)
+        for k in ('_workers', '_order', '_started', '_ahead'): d.pop(k, None)
+        return d
+
+# %% ../nbs/04_distributed.ipynb #3e7bc61f
+class SegDistributedTrainer(DistributedTrainer):
+    "fastai's `DistributedTrainer`: `CacheDL`s fed as one process is (`SegDistributedDL`), BatchNorm synchronised by `sync_batchnorm`, kept workers stopped when the fit ends"
+    def before_fit(self):
+        if self.sync_bn: self.learn.model = sync_batchnorm(self.learn.model)
+        self.learn.model = self.accelerator.prepare(self.learn.model)
+        self.old_dls = list(self.dls)
+        self.learn.dls.loaders = [self._wrap_dl(dl) for dl in self.dls]
+        if rank_distrib(): self.learn.logger = noop
+    def _wrap_dl(self, dl):
+        if isinstance(dl, DistributedDL): return dl
+        return (SegDistributedDL if isinstance(dl, CacheDL) else DistributedDL)(dl, device=self.learn.model.device)
+    def after_fit(self):
+        for dl in self.learn.dls.loaders: close_workers(dl)
+        super().after_fit()
 
 # %% ../nbs/04_distributed.ipynb #7e01f199
 import fastai.distributed
@@ -57,8 +88,12 @@ _fastai_to_distributed = getattr(Learner.to_distributed, '__wrapped__', Learner.
 
 @wraps(_fastai_to_distributed)
 def _to_distributed(self:Learner, sync_bn=True, **kwargs):
-    "fastai's `to_distributed`, which a world of one process leaves as it is (as `detach_distributed` does)"
-    return self if num_distrib() <= 1 else _fastai_to_distributed(self, sync_bn, **kwargs)
+    "fastai's `to_distributed` with `SegDistributedTrainer`; a world of one process is left as it is (as `detach_distributed` leaves it)"
+    if num_distrib() <= 1: return self
+    self.add_cb(SegDistributedTrainer(sync_bn, **kwargs))
+    if rank_distrib() and hasattr(self, 'progress'):   # ranks > 0 show nothing; `detach_distributed` then finds a progress callback and adds no fastai bar back
+        self.remove_cb(self.progress); self.add_cb(LineProgressCallback())
+    return self
 Learner.to_distributed = _to_distributed
 
 # %% ../nbs/04_distributed.ipynb #0ef6ed3a
@@ -111,6 +146,7 @@ def setup_distrib(seed:int|None=None, # Base random seed; rank r uses `seed + r`
                   quiet:bool=True, # Silence standard output on ranks other than 0 (errors still go to stderr)
                  )->int: # This process's rank
     "Prepare this process for `learn.distrib_ctx()`, on GPUs (nccl) or CPU processes (gloo)"
+    rank_device()   # first: under a launcher, the local rank's GPU is the current one before anything touches a GPU (chapter 00c)
     if not torch.cuda.is_available(): os.environ.setdefault('ACCELERATE_USE_CPU', '1')
     threads = ifnone(threads, int(os.environ.get('OMP_NUM_THREADS', 0)) or None)
     if threads: torch.set_num_threads(threads)
@@ -197,37 +233,38 @@ class NoSyncAccumulation(GradientAccumulation):
     def after_cancel_batch(self): self._close()
 
 # %% ../nbs/04_distributed.ipynb #a07e2ae3
-class GlooSyncBatchNorm(nn.BatchNorm2d):
-    "BatchNorm2d whose training statistics are those of every process's batch, on CPU processes (where torch's SyncBatchNorm has no kernels)"
+class AllReduceBatchNorm(nn.BatchNorm2d):
+    "BatchNorm2d whose training statistics are those of every process's batch, by one all-reduce: on GPUs and CPU processes, with no read back to the host"
     def forward(self, x):
         if not (self.training and dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1): return super().forward(x)
-        c = x.shape[1]
-        n = torch.full((1,), x.numel() / c, dtype=x.dtype)
-        s = dist_nn.all_reduce(torch.cat([x.sum((0, 2, 3)), (x * x).sum((0, 2, 3)), n]))
+        c, xf = x.shape[1], x.float()   # statistics in float32, also under bf16 autocast
+        var_l, mean_l = torch.var_mean(xf, dim=(0, 2, 3), correction=0)
+        n = xf.new_full((1,), x.numel() / c)
+        s = dist_nn.all_reduce(torch.cat([mean_l * n, (var_l + mean_l * mean_l) * n, n]))   # sums of x and x² over every process
         m = s[-1]
-        mean, var = s[:c] / m, s[c:2 * c] / m - (s[:c] / m) ** 2
-        with torch.no_grad():
-            mom = self.momentum if self.momentum is not None else 1 / float(self.num_batches_tracked + 1)
+        mean = s[:c] / m
+        var = s[c:2 * c] / m - mean * mean
+        with torch.no_grad():   # tensors all along: nothing is read back
+            mom = self.momentum if self.momentum is not None else 1 / (self.num_batches_tracked + 1)
             self.running_mean.mul_(1 - mom).add_(mom * mean.detach())
-            self.running_var.mul_(1 - mom).add_(mom * var.detach() * m / max(float(m) - 1, 1.))
+            self.running_var.mul_(1 - mom).add_(mom * var.detach() * m / (m - 1).clamp(min=1))
             self.num_batches_tracked += 1
-        y = (x - mean[None, :, None, None]) * torch.rsqrt(var + self.eps)[None, :, None, None]
-        return y * self.weight[None, :, None, None] + self.bias[None, :, None, None] if self.affine else y
+        y = (xf - mean[None, :, None, None]) * torch.rsqrt(var + self.eps)[None, :, None, None]
+        if self.affine: y = y * self.weight[None, :, None, None] + self.bias[None, :, None, None]
+        return y.to(x.dtype)
 
-class GlooSyncBatchNormAct(GlooSyncBatchNorm):
-    "`GlooSyncBatchNorm` followed by the dropout and activation of the timm `BatchNormAct2d` it replaces"
+class AllReduceBatchNormAct(AllReduceBatchNorm):
+    "`AllReduceBatchNorm` followed by the dropout and activation of the timm `BatchNormAct2d` it replaces"
     def forward(self, x): return self.act(self.drop(super().forward(x)))
 
+
 def sync_batchnorm(model:nn.Module, # A model with BatchNorm2d layers
-                   cuda:bool|None=None, # Whether it trains on CUDA; default: where its parameters are
                   )->nn.Module:
-    "The model with BatchNorm synchronised across processes: `SyncBatchNorm` on CUDA, `GlooSyncBatchNorm` on CPUs; timm's `BatchNormAct2d` keeps its activation"
-    cuda = ifnone(cuda, next(model.parameters()).is_cuda)
-    if cuda: return timm.layers.convert_sync_batchnorm(model)   # torch's convert_sync_batchnorm, which would drop a BatchNormAct2d's activation
+    "The model with its BatchNorm synchronised across processes (`AllReduceBatchNorm`), on GPUs and CPU processes; timm's `BatchNormAct2d` keeps its activation"
     def conv(m):
-        if isinstance(m, nn.BatchNorm2d) and not isinstance(m, GlooSyncBatchNorm):
+        if isinstance(m, nn.BatchNorm2d) and not isinstance(m, AllReduceBatchNorm):
             act = isinstance(m, timm.layers.BatchNormAct2d)
-            s = (GlooSyncBatchNormAct if act else GlooSyncBatchNorm)(m.num_features, m.eps, m.momentum, m.affine, m.track_running_stats)
+            s = (AllReduceBatchNormAct if act else AllReduceBatchNorm)(m.num_features, m.eps, m.momentum, m.affine, m.track_running_stats)
             if act: s.drop, s.act = m.drop, m.act   # modules without parameters: the state dict's keys stay the same
             if m.affine: s.weight, s.bias = m.weight, m.bias
             s.running_mean, s.running_var, s.num_batches_tracked = m.running_mean, m.running_var, m.num_batches_tracked
@@ -237,12 +274,5 @@ def sync_batchnorm(model:nn.Module, # A model with BatchNorm2d layers
         return m
     return conv(model)
 
-# %% ../nbs/04_distributed.ipynb #4643cb20
-@contextmanager
-def sync_distrib_ctx(learn, # A `Learner`
-                     sync_bn:bool=False, # Synchronise BatchNorm across processes
-                     **kwargs, # Passed to `distrib_ctx` (e.g. `kwargs_handlers`)
-                    ):
-    "`learn.distrib_ctx(sync_bn=...)`, with `sync_batchnorm`: CPU processes too, and timm's BatchNorm with activation"
-    if sync_bn and num_distrib() > 1: learn.model = sync_batchnorm(learn.model, cuda=learn.dls.device.type == 'cuda')
-    with learn.distrib_ctx(sync_bn=False, **kwargs): yield learn
+# %% ../nbs/04_distributed.ipynb #ea6c4eac
+GlooSyncBatchNorm, GlooSyncBatchNormAct = AllReduceBatchNorm, AllReduceBatchNormAct   # their names before they ran on GPUs too: model.pkl files of earlier runs unpickle

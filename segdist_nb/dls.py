@@ -17,10 +17,12 @@ from .cache import *
 from .cache import _hw, CacheError
 from .data import _resample
 from fastai.data.load import _loaders
+from torch.utils.data import get_worker_info
 
 # %% auto #0
-__all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'SegBatch', 'batch_part', 'BandReader', 'mask_tensor', 'ResizeBands',
-           'CropBands', 'ScaleBands', 'band_stats', 'rss_mb', 'default_workers', 'Prefetcher', 'copy_ahead']
+__all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'rank_device', 'SegBatch', 'batch_part', 'BandReader', 'mask_tensor',
+           'ResizeBands', 'CropBands', 'ScaleBands', 'band_stats', 'rss_mb', 'default_workers', 'Prefetcher',
+           'copy_ahead', 'epoch_batches', 'kept_workers', 'epoch_sample', 'close_workers']
 
 # %% ../nbs/00c_dls.ipynb #2cbfee58
 class GetMask:
@@ -38,10 +40,13 @@ class CacheDL(TfmdDL):
                  cache:SegCache|None=None, # The cache holding those files
                  crop:int|tuple|None=None, # Random windows of this size in training, centre ones in validation (`seg_dls(crop=True)`)
                  prefetch:int=0, # Batches a thread of this loader gathers ahead, without worker processes (*Feeding a GPU*)
+                 streams=None, # The device module whose streams copy the batches ahead (`copy_ahead`); default CUDA's for pinned batches to a GPU
                  **kwargs):
-        self.cache, self._rows, self.crop, self.prefetch = cache, None, crop, prefetch
+        self.cache, self._rows, self.crop, self.prefetch, self.streams = cache, None, crop, prefetch, streams
         self._crop_rng = random.Random(0)   # fastai's one pass at construction crops too; `randomize` draws each epoch's
         super().__init__(dataset, **kwargs)
+    @property
+    def feeder(self): return self   # the loader whose cache, thread and streams feed an epoch (`epoch_batches`): itself, or the one a `DistributedDL` wraps
     @property
     def rows(self)->np.ndarray:
         "The cache row of each item of the data set"
@@ -49,7 +54,7 @@ class CacheDL(TfmdDL):
         return self._rows
     def new(self, dataset=None, cls=None, **kwargs):
         if 'cache' not in kwargs and (dataset is None or dataset is self.dataset): kwargs.update(cache=self.cache, crop=self.crop)
-        kwargs.setdefault('prefetch', self.prefetch)
+        kwargs.setdefault('prefetch', self.prefetch); kwargs.setdefault('streams', self.streams)
         return super().new(dataset, cls, **kwargs)
     def randomize(self):
         "fastai's new random state for the epoch, and one drawn from it for the epoch's windows (the same however far ahead they are made)"
@@ -57,17 +62,32 @@ class CacheDL(TfmdDL):
         c = random.Random(); c.setstate(self.rng.getstate())   # a copy: the epoch's order stays that of the files' path
         self._crop_rng = random.Random(c.getrandbits(64) ^ 0x5eed)
     def do_item(self, s): return super().do_item(s) if self.cache is None else ifnone(s, 0)
-    def create_batch(self, b):
-        if self.cache is None: return super().create_batch(b)
+    def create_batches(self, samps):
+        "The epoch's batches: fastai's from the files, or gathers from the cache, whose windows come from this epoch's random state however late they are made"
+        if self.cache is None: return super().create_batches(samps)
+        rng = self._crop_rng   # bound now: an abandoned epoch still being made by the thread cannot draw the next epoch's windows
+        return (self._gather(self.before_batch(b), rng) for b in self.chunkify(map(self.do_item, samps)))
+    def create_batch(self, b): return super().create_batch(b) if self.cache is None else self._gather(b, self._crop_rng)
+    def _gather(self, b, rng:random.Random)->tuple:
+        "The batch of items `b` from the cache: whole, or windows drawn from `rng`"
         rows = self.rows[np.asarray(b)]
-        return self.cache.batch(rows) if self.crop is None else self.cache.crops(rows, _hw(self.crop), self._corners(len(rows)))
-    def _corners(self, n:int)->list:
-        "(top, left) of `n` windows: random in training (the epoch's random state for them), centred in validation"
+        return self.cache.batch(rows) if self.crop is None else self.cache.crops(rows, _hw(self.crop), self._corners(len(rows), rng))
+    def _corners(self, n:int, rng:random.Random)->list:
+        "(top, left) of `n` windows: random in training (drawn from `rng`), centred in validation"
         (H, W), (h, w) = self.cache.man['shape'][1:], _hw(self.crop)
         if h > H or w > W: raise CacheError([f'crop {w}x{h} is larger than the cached images ({W}x{H}): crop smaller, or store larger'])
         if getattr(self.dataset, 'split_idx', 0): return [((H - h) // 2, (W - w) // 2)] * n
-        return [(self._crop_rng.randint(0, H - h), self._crop_rng.randint(0, W - w)) for _ in range(n)]
+        return [(rng.randint(0, H - h), rng.randint(0, W - w)) for _ in range(n)]
     def retain(self, res, b): return super().retain(res, b) if self.cache is None else res
+    def prefetcher(self, batches:Iterable)->Iterator:
+        "`batches` made ahead by this loader's thread (`Prefetcher`), started at its first epoch and kept for its life"
+        if getattr(self, '_pf', None) is None: self._pf = Prefetcher(self.prefetch, self.pin_memory)
+        return self._pf(batches)
+    def streams_for(self, device):
+        "The device module whose streams copy batches to `device` ahead of the step (`copy_ahead`): the one given, CUDA's for pinned batches to a GPU, or None"
+        if self.streams is not None: return self.streams
+        d = None if device is None else torch.device(device)
+        return torch.get_device_module(d) if d is not None and d.type == 'cuda' and self.pin_memory else None
 
 # %% ../nbs/00c_dls.ipynb #fb5a7fae
 def _cache_kwargs(path:Path, fns:list, label_fn:Callable, item_sz, cache, reader=None, imagery=None)->dict:
@@ -135,10 +155,20 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
         batch_tfms = [SegBatch(sz, aug, Normalize.from_stats(stats['mean'], stats['std'], cuda=False), ScaleBands(stats['lo'], stats['hi'], im.bands))]
     dblock = DataBlock(blocks=blocks, get_items=lambda _: fns, get_y=GetMask(lf, spec.reader), splitter=splitter, item_tfms=item_tfms, batch_tfms=batch_tfms)
     kwargs.setdefault('dl_type', CacheDL)   # with a cache or without (`_cache_kwargs` gives it its cache)
-    kwargs.setdefault('pin_memory', torch.device(ifnone(kwargs.get('device'), default_device())).type == 'cuda')
+    kwargs.setdefault('device', rank_device())   # under a launcher, the local rank's GPU, made current before anything touches one
+    kwargs.setdefault('pin_memory', torch.device(kwargs['device']).type == 'cuda')
     dls = dblock.dataloaders(spec.root, path=spec.root, bs=bs, **kwargs)   # `path`: where the learner saves (fastai's convention)
     dls.spec, dls.aug, dls.stats = spec, aug, None if im.plain else stats
     return dls
+
+# %% ../nbs/00c_dls.ipynb #95e411ed
+def rank_device(mod=None, # The accelerator's device module; default CUDA's where there is a GPU (tests give a fake one)
+               )->torch.device:
+    "This process's device: under a launcher (`LOCAL_RANK`), its local rank's GPU, made the current one before anything else touches a GPU; else fastai's `default_device()`"
+    if mod is None and torch.cuda.is_available() and defaults.use_cuda is not False: mod = torch.cuda
+    lr = os.environ.get('LOCAL_RANK')
+    if lr is not None and mod is not None: mod.set_device(int(lr))   # before `default_device()`, which would open a context on GPU 0
+    return default_device()
 
 # %% ../nbs/00c_dls.ipynb #8aea821a
 def _mask_draw(v:torch.Tensor, p:float, neutral:float=0.)->torch.Tensor:
@@ -330,8 +360,8 @@ def default_workers(cuda:bool|None=None, # Training on CUDA; default: whether CU
 
 # %% ../nbs/00c_dls.ipynb #7a0c11fb
 def _prefetch_job(job:tuple):
-    "Runs one epoch's batches into its queue until they end, one fails, or the consumer stops"
-    it, out, stop, pin = job   # a full queue blocks the thread: a consumer that stops sets `stop`, then empties the queue
+    "Runs one epoch's batches into its queue until they end, one fails, or the epoch is stopped"
+    it, out, stop, pin = job   # a full queue blocks the thread: whoever stops the epoch sets `stop`, then empties the queue
     try:
         while not stop.is_set():
             try: b = next(it)
@@ -346,73 +376,133 @@ def _prefetch_loop(jobs:queue.Queue):
     "The thread: one job (an epoch) after another, until its `Prefetcher` is collected (a `None` job)"
     while (job := jobs.get()) is not None: _prefetch_job(job); del job   # holds nothing of the loader between epochs
 
+def _stop_epoch(out:queue.Queue, stop:threading.Event, empty=queue.Empty):   # `empty` bound now: a generator closed at exit still finds it
+    "Stop an epoch's job: the thread stops before its next batch, and is not left blocked on a full queue (one put at most follows)"
+    stop.set()
+    while True:
+        try: out.get_nowait()
+        except empty: break
+
 class Prefetcher:
     "One thread for a loader's life, making each epoch's batches `n` ahead of the training loop"
     def __init__(self, n:int=2, # Batches made ahead
                  pin:bool=False, # Pin them (page-locked memory, for asynchronous copies to a GPU)
                 ):
-        self.n, self.pin, self.jobs = n, pin, queue.Queue()
+        self.n, self.pin, self.jobs, self.epoch, self.delivered = n, pin, queue.Queue(), None, 0   # `delivered`: batches handed over, all epochs
         self.thread = threading.Thread(target=_prefetch_loop, args=(self.jobs,), daemon=True, name='segdist-prefetch')
         self.thread.start()
         weakref.finalize(self, self.jobs.put, None)   # the thread ends with its loader
     def __call__(self, batches:Iterable)->Iterator:
-        "The items of `batches`, made by the thread while the caller works on the earlier ones; its errors are raised here"
+        "The items of `batches`, made by the thread while the caller works on the earlier ones; an epoch still running is stopped first"
+        if self.epoch is not None: _stop_epoch(*self.epoch)   # left suspended, not closed (a kept traceback, an iterator held): it would block the thread
         out, stop = queue.Queue(self.n), threading.Event()
+        self.epoch = (out, stop)
         self.jobs.put((iter(batches), out, stop, self.pin))
+        return self._read(out, stop)
+    def _read(self, out:queue.Queue, stop:threading.Event)->Iterator:
+        "The epoch's batches as the thread makes them; its errors are raised here"
         try:
-            while True:
+            while not stop.is_set():   # an epoch stopped by a newer one ends where it is
                 kind, b = out.get()
                 if kind == 'end': return
                 if kind == 'error': raise b
-                yield b
-        finally:   # an epoch left early (`one_batch`, an exception): the thread stops before its next batch,
-            stop.set()
-            while True:   # and is not left blocked on a full queue (the next epoch's job would wait behind it): one put at most follows
-                try: out.get_nowait()
-                except queue.Empty: break
+                self.delivered += 1; yield b
+        finally: _stop_epoch(out, stop)   # an epoch left early (`one_batch`, an exception) frees the thread at once
 
 # %% ../nbs/00c_dls.ipynb #a2c0ffee
-def _ready(b, ev:torch.cuda.Event, device):
-    "A batch copied on the side stream, for the current stream: it waits for the copy on the GPU (not the host), and the memory is kept until it is done with it"
-    cur = torch.cuda.current_stream(device)
+def _ready(b:tuple, ev, cur, device:torch.device)->tuple:
+    "A batch copied on the side stream, for the compute stream `cur`: it waits for the copy on the device (not the host), and the memory is kept until it is done with it"
     cur.wait_event(ev)
-    for t in (b if isinstance(b, (tuple, list)) else (b,)):
-        if isinstance(t, torch.Tensor) and t.is_cuda: t.record_stream(cur)
+    for t in b:
+        if isinstance(t, torch.Tensor) and t.device.type == device.type: t.record_stream(cur)
     return b
 
 def copy_ahead(batches:Iterable, # Batches on the host, pinned (the copy is asynchronous only from pinned memory)
-               device, # A CUDA device
+               device, # The accelerator, e.g. 'cuda:1'
+               mod=None, # Its device module (`torch.get_device_module`), whose streams and events are used; tests give a fake one
               )->Iterator:
     "Each batch copied to `device` on a side stream, the next batch's copy issued before this one is handed over: the copies overlap the steps"
-    stream, prev = torch.cuda.Stream(device), None
-    for b in batches:
-        if type(b) == list: b = tuple(b)
-        with torch.cuda.stream(stream): nb = to_device(b, device, non_blocking=True)
-        ev = stream.record_event()
-        if prev is not None: yield _ready(*prev, device)
-        prev = (nb, ev)
-    if prev is not None: yield _ready(*prev, device)
+    device = torch.device(device)
+    mod = ifnone(mod, torch.get_device_module(device))
+    idx = ifnone(device.index, mod.current_device())   # the rank's device (`rank_device`), however the device is spelled
+    side, pending = mod.Stream(idx), None
+    try:
+        for b in batches:
+            b = tuple(b) if isinstance(b, (tuple, list)) else (b,)
+            with mod.stream(side): nb = to_device(b, device, non_blocking=True)
+            pending, ready = (nb, side.record_event()), pending
+            if ready is not None: yield _ready(*ready, mod.current_stream(idx), device)
+        if pending is not None: ready, pending = pending, None; yield _ready(*ready, mod.current_stream(idx), device)
+    finally:   # an epoch left early: the copy issued for the next batch is ordered before the compute stream's later work
+        if pending is not None: mod.current_stream(idx).wait_event(pending[1])
 
 # %% ../nbs/00c_dls.ipynb #8d5e35e3
-@patch
-def __iter__(self:CacheDL):
-    "fastai's loop with a non-blocking copy; from the cache with `prefetch` and no worker processes, batches made ahead by the loader's thread"
-    self.randomize(); self.before_iter()
-    self._DataLoader__idxs = self.get_idxs()   # fastai's attribute for the epoch's order, which `DataLoader.sample` reads
-    if self.cache is not None and self.prefetch and not self.fake_l.num_workers:
-        if getattr(self, '_pf', None) is None: self._pf = Prefetcher(self.prefetch, self.pin_memory)
+def epoch_batches(dl, # The loader of the epoch: a `CacheDL`, or the `DistributedDL` around one (chapter 04_distributed)
+                 )->Iterator:
+    "One epoch of `dl`'s batches, fed as one process is: gathered ahead by the loader's thread (or its kept worker processes), copied on a side stream, through fastai's batch transforms"
+    f, nw = dl.feeder, dl.fake_l.num_workers   # the `CacheDL` whose cache, thread and streams feed `dl`
+    if nw and getattr(dl, '_ahead', None) is not None: idxs, dl._ahead = dl._ahead, None   # drawn at the end of the last epoch: the workers started on it
+    else: dl.randomize(); idxs = None
+    dl.before_iter()
+    if idxs is None: idxs = dl.get_idxs()
+    dl._DataLoader__idxs = idxs   # fastai's attribute for the epoch's order, which `DataLoader.sample` reads
+    if f.cache is not None and f.prefetch and not nw:
         torch.empty((), dtype=torch.int64).random_()   # the draw of torch's loader iterator (its base seed): the run's random stream is as without the thread
-        batches = self._pf(self.create_batches(self.sample()))
-    else: batches = _loaders[self.fake_l.num_workers == 0](self.fake_l)   # fastai's: torch's single- or multi-process iterator
-    if self.pin_memory and self.device is not None and torch.device(self.device).type == 'cuda': batches = copy_ahead(batches, self.device)
+        batches = f.prefetcher(dl.create_batches(dl.sample()))
+    elif nw: batches = _then_next_epoch(dl, kept_workers(dl, idxs))
+    else: batches = _loaders[True](dl.fake_l)   # fastai's: torch's single-process iterator
+    if (mod := f.streams_for(dl.device)) is not None: batches = copy_ahead(batches, dl.device, mod)
     for b in batches:
-        if self.pin_memory and type(b) == list: b = tuple(b)   # pinning makes tuples lists (as fastai notes)
-        if self.device is not None: b = to_device(b, self.device, non_blocking=True)   # (batches `copy_ahead` copied are there already)
-        yield self.after_batch(b)
-    self.after_iter()
-    if hasattr(self, 'it'): del self.it
+        if type(b) == list: b = tuple(b)   # pinning makes tuples lists (as fastai notes)
+        if dl.device is not None: b = to_device(b, dl.device, non_blocking=True)   # (batches `copy_ahead` copied are there already)
+        yield dl.after_batch(b)
+    dl.after_iter()
+    if hasattr(dl, 'it'): del dl.it
+
+def kept_workers(dl, # A loader with worker processes (`num_workers` > 0)
+                 idxs:list, # The epoch's order (this rank's share under DDP)
+                 ahead:bool=False, # Start the workers on an epoch not asked for yet (the next one, at the end of this one)
+                )->Iterator:
+    "The epoch's batches from `dl`'s worker processes, started at its first epoch and kept: each later epoch's order reaches them through shared memory"
+    w = getattr(dl, '_workers', None)
+    if w is None or len(dl._order) != len(idxs):
+        dl._order = torch.tensor(list(idxs), dtype=torch.int64).share_memory_()   # before the fork: the workers map the same memory
+        dl.fake_l.persistent_workers = True
+        w = dl._workers = _loaders[False](dl.fake_l)   # torch's multi-process iterator: forks the workers now (and draws its base seed)
+    elif getattr(dl, '_started', None) is not idxs:   # not started ahead on this order
+        dl._order.copy_(torch.as_tensor(list(idxs), dtype=torch.int64))
+        w._reset(dl.fake_l)   # torch's persistent workers: each worker starts the epoch again, reading `epoch_sample`
+        if not ahead: torch.empty((), dtype=torch.int64).random_()   # the draw a new iterator makes (its base seed): the run's random stream is as with workers forked each epoch
+    else: torch.empty((), dtype=torch.int64).random_()
+    dl._started = idxs
+    return w
+
+def _then_next_epoch(dl, batches:Iterator)->Iterator:
+    "The epoch's `batches` from kept workers; before the last is handed over, the next epoch's order is drawn (as fastai would at its start) and the workers start on it"
+    it = iter(batches)
+    try: prev = next(it)
+    except StopIteration: return
+    for b in it: yield prev; prev = b   # the next batch is in hand: `prev` is not the last
+    dl.randomize(); dl._ahead = dl.get_idxs(); kept_workers(dl, dl._ahead, ahead=True)
+    yield prev
+
+def epoch_sample(dl)->Iterator:
+    "fastai's `DataLoader.sample`: the epoch's order, read from shared memory in a kept worker process"
+    kept = get_worker_info() is not None and getattr(dl, '_order', None) is not None
+    idxs = dl._order.tolist() if kept else dl._DataLoader__idxs
+    return (b for i, b in enumerate(idxs) if i // (dl.bs or 1) % dl.num_workers == dl.offs)
+
+def close_workers(dl):
+    "Stop the worker processes `dl` keeps (they start again at its next epoch)"
+    for k in ('_workers', '_order', '_started', '_ahead'): dl.__dict__.pop(k, None)   # torch's iterator shuts its workers down when it goes
 
 @patch
+def __iter__(self:CacheDL): return epoch_batches(self)
+@patch
+def sample(self:CacheDL): return epoch_sample(self)
+@patch
 def __getstate__(self:CacheDL):
-    "Pickled without its thread (a copy starts its own)"
-    d = dict(self.__dict__); d.pop('_pf', None); return d
+    "Pickled without its thread and workers (a copy starts its own)"
+    d = dict(self.__dict__)
+    for k in ('_pf', '_workers', '_order', '_started', '_ahead'): d.pop(k, None)
+    return d

@@ -7,6 +7,7 @@ Docs: https://segdist.github.io/segdist_nb/model.html.md"""
 # %% ../nbs/03_model.ipynb #4cf006e6
 from __future__ import annotations
 import inspect, os, time, warnings
+from contextlib import contextmanager
 from pathlib import Path
 import numpy as np, torch, torchvision
 from fastcore.all import *
@@ -24,7 +25,7 @@ import timm
 # %% auto #0
 __all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'seg_precision',
            'SegMixedPrecision', 'pretrained_file', 'load_encoder', 'seg_opt', 'DeviceSmoothLoss', 'BarProgressCallback',
-           'sync_free', 'dls_bands', 'seg_learner']
+           'HostLosses', 'sync_free', 'dls_bands', 'seg_learner']
 
 # %% ../nbs/03_model.ipynb #89ded331
 def dls_codes(dls:DataLoaders)->list|None:
@@ -173,6 +174,7 @@ class DeviceSmoothLoss(AvgSmoothLoss):
         self.count += 1
         l = learn.loss.detach().mean().float()
         self.val = torch.lerp(l, self.val.to(l.device), self.beta)
+    def __getstate__(self): return {**self.__dict__, 'val': self.val.detach().cpu()}   # pickled (model.pkl) from the host
 
 class BarProgressCallback(ProgressCallback):
     "fastai's progress bars, with the smoothed loss read into the comment at most once a second instead of every batch"
@@ -181,12 +183,38 @@ class BarProgressCallback(ProgressCallback):
         t = time.monotonic()
         if hasattr(self, 'smooth_loss') and t - getattr(self, '_shown', 0) >= 1: self._shown = t; self.pbar.comment = f'{self.smooth_loss.item():.4f}'
 
+class HostLosses(Callback):
+    "The recorder's smoothed losses, kept on the device during an epoch, read to the host at its end in one copy; a loader's kept worker processes stopped at the end of a fit"
+    order = Recorder.order + 1   # after the recorder
+    def before_fit(self): self.done = 0
+    def _read(self):
+        ls = self.recorder.losses
+        if len(ls) > self.done: ls[self.done:] = torch.stack([torch.as_tensor(o).float() for o in ls[self.done:]]).tolist()
+        self.done = len(ls)
+    def after_epoch(self): self._read()
+    def after_fit(self):
+        self._read()
+        if torch.is_tensor(getattr(self.learn, 'smooth_loss', None)): self.learn.smooth_loss = self.learn.smooth_loss.detach().cpu()   # not a GPU tensor in model.pkl
+        for dl in self.dls.loaders: close_workers(dl)
+
 def sync_free(learn:Learner)->Learner:
-    "`learn` with a smoothed loss kept on the device and a progress bar that reads it once a second"
+    "`learn` with a smoothed loss kept on the device, read to the host once per epoch, and a progress bar that reads it once a second"
     learn.recorder.smooth_loss = DeviceSmoothLoss(learn.recorder.smooth_loss.beta)
     if type(getattr(learn, 'progress', None)) is ProgressCallback:   # fastai's own; chapter 04's one-line logs read nothing per batch
         learn.remove_cb(learn.progress); learn.add_cb(BarProgressCallback())
+    if not hasattr(learn, 'host_losses'): learn.add_cb(HostLosses())
     return learn
+
+# %% ../nbs/03_model.ipynb #6ef1dfaf
+@patch
+@contextmanager
+def no_bar(self:Learner):
+    "fastai's `no_bar`, putting back the progress callback it took out (fastai's adds a new `ProgressCallback` instead)"
+    cb = getattr(self, 'progress', None)
+    if cb is not None: self.remove_cb(cb)
+    try: yield self
+    finally:
+        if cb is not None: self.add_cb(cb)
 
 # %% ../nbs/03_model.ipynb #5e706956
 def _encoder_norm(dls:DataLoaders, stats:tuple, name:str):

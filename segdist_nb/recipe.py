@@ -56,7 +56,7 @@ default_config = dict(
     valid_suffix=None,      # the seed's split rule: stem suffix ...
     valid_names=None,       # ... and/or names (a list, or a file with one per line); None and None = valid.txt
     item_sz=None,           # resize items first (images of different sizes); also the cache's storage size
-    cache=None,             # decode-once cache: None (decode the files every epoch), True (in the data set) or a folder
+    cache=True,             # decode-once cache: True (beside the data set, else in the user's cache folder), a folder, or False (decode the files every epoch: --no-cache)
     num_workers=None,       # DataLoader worker processes per process; None = none with a cache (a thread gathers), else `default_workers()`
     check=True,             # check the data set before training
     monitor='valid_loss',   # what picks each stage's best weights and the final model: valid_loss (the seed's) or a metric (miou, ...)
@@ -262,7 +262,7 @@ def run_stage(cfg:dict, i:int, st:dict, data:Path, out:Path, arch, void, weights
             *([RunTensorBoard(out/'tb', st['name'], tb_step)] if cfg['tensorboard'] else [])]
     kw = ddp_kwargs(comm_hook=cfg['comm_hook'], powersgd_rank=cfg['powersgd_rank'], powersgd_warmup=cfg['powersgd_warmup'])
     t0 = time.time()
-    with sync_distrib_ctx(learn, sync_bn=cfg['sync_bn'], kwargs_handlers=[kw]):
+    with learn.distrib_ctx(sync_bn=cfg['sync_bn'], kwargs_handlers=[kw]):
         fit_one_cycle_from(learn, st['epochs'], lr, start_epoch=start, pct_start=st.get('pct_start', 0.25), wd=st.get('wd'),
                            cbs=[save, log, EpochCheckpoint(out/'ckpt'/'last.pth', i, start, save, meta)] + xtra + L(cbs))
     learn._runlog_batches = log.batches

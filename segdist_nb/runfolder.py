@@ -126,7 +126,7 @@ try: from fastai.callback.tensorboard import TensorBoardCallback
 except ImportError: TensorBoardCallback = Callback   # tensorboard is not installed: `RunTensorBoard` says so when used
 
 class RunTensorBoard(TensorBoardCallback):
-    "fastai's `TensorBoardCallback` (rank 0) across the stages of a run: losses, metrics and per-class IoU per epoch, a results picture per stage"
+    "fastai's `TensorBoardCallback` (rank 0) across the stages of a run: losses (read once per epoch), metrics and per-class IoU per epoch, a results picture per stage"
     def __init__(self, log_dir:Path, # Events folder
                  stage:str, # Stage name, for the picture
                  step0:int=0, # Training steps of the stages before this one
@@ -135,12 +135,20 @@ class RunTensorBoard(TensorBoardCallback):
         super().__init__(log_dir=str(log_dir), trace_model=False, log_preds=False); self.stage, self.step0 = stage, step0
     @property
     def train_iter(self): return self.step0 + self.learn.train_iter
-    def after_batch(self):   # fastai's logs every hyper-parameter, which fails on torch's non-numeric ones (e.g. AdamW's `foreach`)
-        self.writer.add_scalar('train_loss', self.smooth_loss, self.train_iter)
+    def before_epoch(self): self.tb_losses = []
+    def after_batch(self):   # fastai's logs every hyper-parameter, which fails on torch's non-numeric ones (e.g. AdamW's `foreach`), and reads the loss every batch
+        if not self.training: return
+        self.tb_losses.append((self.train_iter, self.smooth_loss))   # on the device until the epoch ends
         for i, h in enumerate(self.opt.hypers):
             for k, v in h.items():
                 if isinstance(v, (int, float)) and not isinstance(v, bool): self.writer.add_scalar(f'{k}_{i}', v, self.train_iter)
+    def _write_losses(self):
+        "The epoch's training losses, read from the device in one copy"
+        if not getattr(self, 'tb_losses', None): return
+        for (step, _), v in zip(self.tb_losses, torch.stack([torch.as_tensor(o).float() for _, o in self.tb_losses]).tolist()): self.writer.add_scalar('train_loss', v, step)
+        self.tb_losses = []
     def after_epoch(self):
+        self._write_losses()
         super().after_epoch()
         stats = first(m.stats for m in self.learn.metrics if isinstance(m, SegMetric))
         if stats is None: return
@@ -148,6 +156,7 @@ class RunTensorBoard(TensorBoardCallback):
             if not np.isnan(r.iou): self.writer.add_scalar(f'iou/{self.learn.codes[r.cls]}', r.iou, self.train_iter)
     def after_fit(self):
         if getattr(self, 'run', False):
+            self._write_losses()   # an epoch cut short
             fn = Path(self.log_dir)/f'.results_{self.stage}.png'
             with no_random(): plot_results(self.learn, fn)   # its batch draws random numbers: keep the run's random state
             self.writer.add_image(f'results/{self.stage}', np.asarray(Image.open(fn).convert('RGB')), self.train_iter, dataformats='HWC')

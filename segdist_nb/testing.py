@@ -1,18 +1,22 @@
-# Helpers for this library's own tests: a quick run's arguments, and a callback that kills a rank on cue.
+# Helpers for this library's own tests: a quick run's arguments, a callback that kills a rank on cue, a fake device module
+# whose streams record what the input path asks of them, and a counter of the host's reads of tensor values.
 #
-# Not part of the documented API, and not a chapter: the tests of chapters 04d, 05, 05c and 05f import it. It is written
+# Not part of the documented API, and not a chapter: the tests of chapters 00c, 03, 04, 04d, 05, 05c and 05f import it. It is written
 # by hand (nbdev-export leaves it alone), so that the documented modules hold only what users call.
 # (A comment, not a docstring: nbdev-export would list the module in llms.txt.)
 
 
 from __future__ import annotations
-import os, signal
+import os, signal, sys
+from contextlib import contextmanager
 from pathlib import Path
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 from fastcore.all import store_attr
 from fastai.callback.core import Callback
 from fastai.torch_core import rank_distrib
 
-__all__ = ['tiny_args', 'KillAt']
+__all__ = ['tiny_args', 'KillAt', 'FakeStreams', 'SyncCount', 'BatchSyncs', 'InputPath']
 
 def tiny_args(data:Path, out:Path, *more)->list:
     "Arguments of `train.py` for a quick run of the three seed stages on a tiny data set (tests, smoke runs)"
@@ -39,3 +43,75 @@ class KillAt(Callback):
         if self.batch is not None and self.training and self.iter == self.batch and self._hit(): os.kill(os.getpid(), signal.SIGKILL)
     def after_epoch(self):
         if self.batch is None and self._hit(): os.kill(os.getpid(), signal.SIGKILL)
+
+class _FakeStream:
+    "A stream of `FakeStreams`: it records the events recorded on it and waited on"
+    def __init__(self, mod, kind:str, idx): self.mod, self.kind, self.idx = mod, kind, idx
+    def record_event(self): self.mod.n += 1; self.mod.log.append(('record', self.kind, self.mod.n)); return self.mod.n
+    def wait_event(self, ev): self.mod.log.append(('wait', self.kind, ev))
+
+class FakeStreams:
+    "A device module, as `torch.cuda` is one, whose device, streams and events only record what is asked of them (tests of the input path on CPUs)"
+    def __init__(self): self.log, self.idx, self.n = [], 0, 0
+    def set_device(self, i:int): self.log.append(('set_device', i)); self.idx = i
+    def current_device(self)->int: return self.idx
+    def Stream(self, idx=None): self.log.append(('stream', idx)); return _FakeStream(self, 'side', idx)
+    def current_stream(self, idx=None): return _FakeStream(self, 'compute', idx)
+    @contextmanager
+    def stream(self, s): self.log.append(('copy', s.idx)); yield   # a copy issued on the side stream
+    @contextmanager
+    def keep(self):
+        "`Tensor.record_stream` recorded instead of called (tensors on the CPU have no streams)"
+        old = torch.Tensor.record_stream
+        torch.Tensor.record_stream = lambda t, s: self.log.append(('keep', s.kind))
+        try: yield self
+        finally: torch.Tensor.record_stream = old
+
+# Code whose tensors are on the host by construction, so that reading them waits for no device: fastai's schedulers
+# (`combine_scheds` keeps its phase boundaries in a CPU tensor). On a CPU every tensor is on the host, so these reads
+# must be told apart from those that would wait for a GPU.
+host_code = ('fastai/callback/schedule.py',)
+
+class SyncCount(TorchDispatchMode):
+    "Count the host's reads of tensor values (what `.item()`, `bool()` and `float()` of a tensor call), other than of the tensors in `skip` and those made by `host_code`"
+    def __init__(self, skip=()): super().__init__(); self.n, self.skip = 0, set(skip)
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func is torch.ops.aten._local_scalar_dense.default and id(args[0]) not in self.skip and not _from_host_code(): self.n += 1
+        return func(*args, **(kwargs or {}))
+
+def _from_host_code()->bool:
+    "Whether the read was made by `host_code`"
+    f = sys._getframe(2)
+    while f is not None:
+        if f.f_code.co_filename.endswith(host_code): return True
+        f = f.f_back
+    return False
+
+class BatchSyncs(Callback):
+    "From the second epoch on, the host's reads from the end of one training batch to the end of the next (data, augmentation, step, callbacks), in `n`"
+    order = -100   # the first `after_batch`: a window closes; `_Open`, the last, opens the next
+    def __init__(self): self.n, self.mode = [], None
+    def before_fit(self): self.mode = None   # `n` goes on across fits (a run's stages)
+    def after_batch(self):
+        if self.mode is not None: self.mode.__exit__(None, None, None); self.n.append(self.mode.n); self.mode = None
+    def before_validate(self):   # the epoch's last window is left out: the end of an epoch reads what it logs
+        if self.mode is not None: self.mode.__exit__(None, None, None); self.mode = None
+    def open(self):
+        "Open the next window (`_Open`, the last `after_batch`): the optimizer's step counters are not counted (torch's AdamW keeps them on the CPU)"
+        self.mode = SyncCount({id(s['step']) for s in self.learn.opt.opt.state.values() if 'step' in s}); self.mode.__enter__()
+    @property
+    def cbs(self)->list: return [self, _Open(self)]
+
+class _Open(Callback):
+    order = 1000   # the last `after_batch`: `BatchSyncs` opens its next window
+    def __init__(self, counter): self.counter = counter
+    def after_batch(self):
+        if self.training and self.epoch >= 1 and self.iter + 1 < self.n_iter: self.counter.open()
+
+class InputPath(Callback):
+    "Per training epoch, how the batches reached the step: the loader's class, and how many came through the loader's thread or its kept worker processes"
+    def __init__(self): self.epochs = []
+    def after_train(self):
+        dl = self.dl; f = getattr(dl, 'feeder', dl)
+        pf, w = getattr(f, '_pf', None), getattr(dl, '_workers', None)
+        self.epochs.append(dict(loader=type(dl).__name__, batches=self.n_iter, thread=pf.delivered if pf else 0, workers=w._num_yielded if w else 0))

@@ -53,7 +53,8 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--seed', type=int)
     p.add_argument('--num-workers', type=int, help='DataLoader worker processes per process (default: none with --cache, where a thread gathers the batches; else 0 on CPU, cores per GPU on GPUs, at most 8)')
     p.add_argument('--cache', nargs='?', const=True, metavar='DIR',
-                   help='decode the data set once into a memory-mapped cache (in DATA/.segdist_cache, or in DIR) and train from it')
+                   help="where the decode-once cache goes (the default: DATA/.segdist_cache, or the user's cache folder where DATA cannot be written)")
+    p.add_argument('--no-cache', action='store_true', help='decode the image files every epoch instead of once into the cache')
     p.add_argument('--item-sz', help="resize every item to 'S' or 'H,W' first (images of different sizes); the cache's storage size")
     p.add_argument('--no-check', action='store_true', help='skip the data check')
     p.add_argument('--accum', type=int, help='batches per optimizer step: gradient accumulation, with one all-reduce per step')
@@ -83,6 +84,9 @@ def config_from_args(argv:list|None=None)->tuple:
     if a.loss_weights is not None:
         try: cfg['loss_weights'] = [float(o) for o in a.loss_weights.split(',')]
         except ValueError: raise ValueError(f'--loss-weights {a.loss_weights!r}: give comma-separated numbers, e.g. 1,0.5') from None
+    if a.no_cache:
+        if a.cache is not None: raise ValueError('--cache and --no-cache: choose one')
+        cfg['cache'] = False
     if a.no_check: cfg['check'] = False
     if a.sync_bn: cfg['sync_bn'] = True
     if a.no_channels_last: cfg['channels_last'] = False
