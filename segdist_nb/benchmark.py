@@ -98,7 +98,9 @@ def report(res:dict)->str:
     "The results as text tables"
     c = res['config']
     lines = [f"{model_name(c.get('decoder', 'fastai'), c['arch'])}, {c['sz']} px, batch {c['bs']} per process, {res['precision']}, {res['device']}, "
-             f"{c['reps']} repetitions of {c['steps']} steps after {c['warmup']} warm-up"
+             f"repetitions of {c['steps']} steps after {c['warmup']} warm-up, the device synchronised only at their ends"
+             + (' (' + ', '.join(f"{r['processes']} process(es): {r['reps']}, spanning {r['epoch_starts']} epoch start(s)" for r in res['rows'] if 'reps' in r) + ')'
+                if any('reps' in r for r in res['rows']) else f" ({c['reps']})")
              + (f", {len(res['rounds'])} rounds of 1 and N processes launched in turn" if len(res.get('rounds', [])) > 1 else '')]
     rows = res['rows']
     full = all(o in r for r in rows for o in _kinds[:5])   # the five kinds of the main table (not so with --kinds)

@@ -24,32 +24,38 @@ from .predict import NormalizedModel, OnnxModel, onnx_proto, image_batch
 from .export import calib_files, quantize_int8
 
 # %% auto #0
-__all__ = ['StepTimer', 'rep_throughput', 'dev_sync', 'plain_steps', 'pipeline_rate', 'epoch_start_s', 'upscale_data',
-           'pipeline_bench', 'median_s', 'peak_gflops', 'model_flops', 'speed_bench', 'decoder_costs', 'synth_items',
-           'bench_worker']
+__all__ = ['rep_marks', 'StepTimer', 'rep_throughput', 'dev_sync', 'plain_steps', 'pipeline_rate', 'epoch_start_s',
+           'upscale_data', 'pipeline_bench', 'median_s', 'peak_gflops', 'model_flops', 'speed_bench', 'decoder_costs',
+           'synth_items', 'bench_worker']
 
 # %% ../nbs/06_measure.ipynb #b019686f
+def rep_marks(warmup:int, # Batches left out at the start (at least 1)
+              steps:int, # Batches per timed repetition
+              reps:int, # Repetitions
+             )->list: # Batch counts after which the clock is read
+    "The batches that bound the timed repetitions: after `warmup`, then every `steps`"
+    if warmup < 1: raise ValueError(f'warmup={warmup}: leave out at least 1 batch (--warmup 1), which starts the clock')
+    return [warmup + i * steps for i in range(reps + 1)]
+
 class StepTimer(Callback):
-    "Record the time after each training batch; skip validation; stop after `n` batches"
+    "Read the clock after the training batches `at` (the device synchronised there only); skip validation; stop after the last"
     order = 100
-    def __init__(self, n:int): store_attr(); self.times = []
-    def before_fit(self): self.times = []
+    def __init__(self, at:list, # Batch counts, from `rep_marks`
+                ): store_attr(); self.times = []
+    def before_fit(self): self.times, self.k, self.sync = [], 0, dev_sync(self.dls.device or 'cpu')
     def after_batch(self):
         if not self.training: return
-        if torch.cuda.is_available(): torch.cuda.synchronize()
-        self.times.append(time.perf_counter())
-        if len(self.times) >= self.n: raise CancelFitException()
+        self.k += 1
+        if self.k in self.at: self.sync(); self.times.append(time.perf_counter())
+        if self.k >= self.at[-1]: raise CancelFitException()
     def before_validate(self): raise CancelValidException()
 
-def rep_throughput(times:list, # Timestamps after each batch
-                   warmup:int, # Batches left out at the start
+def rep_throughput(times:list, # The clock at the marks of `rep_marks`
                    steps:int, # Batches per timed repetition
                    imgs:int, # Images per batch, all processes together
                   )->list:
-    "Images/s of each repetition of `steps` batches after `warmup` batches"
-    t = np.array(times[warmup - 1:]) if warmup else np.array([times[0]] + times)
-    reps = (len(t) - 1) // steps
-    return [imgs * steps / (t[(i + 1) * steps] - t[i * steps]) for i in range(reps)]
+    "Images/s of each repetition"
+    return [imgs * steps / (b - a) for a, b in zip(times, times[1:])]
 
 # %% ../nbs/06_measure.ipynb #db77a117
 def dev_sync(device)->Callable:
@@ -59,14 +65,15 @@ def dev_sync(device)->Callable:
 
 def plain_steps(model:nn.Module, # The model (trained in place)
                 batches:list, # (x, y) on the device, this rank's share
-                n:int, # Batches to run (cycling through `batches`)
+                at:list|int, # Step counts after which the clock is read (`rep_marks`), the last ending the run; an int n: after each of n steps
                 precision:str='fp32', # 'fp32', 'fp16' or 'bf16'
                 lr:float=1e-3, wd:float=1e-2,
                 ddp_kw:dict|None=None, # `ddp_kwargs` arguments (bucket size, static graph, communication hook)
                 sync:bool=True, # False: skip DDP's gradient all-reduce (`no_sync`), to time compute alone
-                losses:list|None=None, # Appends each step's loss here (read after the step's timestamp)
-               )->list: # Timestamps after each batch
-    "Train `n` steps in a plain PyTorch (DDP when initialized) loop; return the time after each"
+                losses:list|None=None, # Appends each step's loss here (read at the end)
+               )->list: # The clock at each of `at`
+    "Train in a plain PyTorch (DDP when initialized) loop, the device synchronised only where the clock is read; return those times"
+    at = list(range(1, at + 1)) if isinstance(at, int) else list(at)
     dev = batches[0][0].device
     m = model.to(dev).train()
     if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
@@ -77,8 +84,8 @@ def plain_steps(model:nn.Module, # The model (trained in place)
     opt = torch.optim.AdamW(m.parameters(), lr=lr, weight_decay=wd, betas=(0.9, 0.99), eps=1e-5)   # as `seg_opt`
     dtype = {'fp16': torch.float16, 'bf16': torch.bfloat16}.get(precision)
     scaler, dsync = torch.amp.GradScaler(dev.type, enabled=precision == 'fp16'), dev_sync(dev)
-    times = []
-    for i in range(n):
+    times, ls, marks = [], [], set(at)
+    for i in range(at[-1]):
         x, y = batches[i % len(batches)]
         ctx = m.no_sync() if not sync and isinstance(m, nn.parallel.DistributedDataParallel) else contextlib.nullcontext()
         with ctx:
@@ -86,9 +93,10 @@ def plain_steps(model:nn.Module, # The model (trained in place)
             loss = F.cross_entropy(out.float(), y)   # in fp32, as fastai's `MixedPrecision` casts the prediction
             opt.zero_grad(set_to_none=True)
             scaler.scale(loss).backward()
-        scaler.step(opt); scaler.update(); dsync()
-        times.append(time.perf_counter())
-        if losses is not None: losses.append(loss.item())
+        scaler.step(opt); scaler.update()
+        if losses is not None: ls.append(loss.detach())
+        if i + 1 in marks: dsync(); times.append(time.perf_counter())
+    if losses is not None: losses += torch.stack(ls).tolist()
     return times
 
 # %% ../nbs/06_measure.ipynb #34a1f48f
@@ -212,13 +220,13 @@ def _autocast(dev, bf16:bool):
     return torch.autocast(dev.type, torch.bfloat16, enabled=bf16)
 
 def _train_row(model, x, y, steps, cl, comp, dev=torch.device('cpu'), bf16=False):
-    "Losses and step times of `steps` steps of `plain_steps` on a copy of `model` on `dev`"
+    "Losses of `steps` steps of `plain_steps` on a copy of `model` on `dev`; the first step's seconds (it compiles) and those of the steps after the second, per step"
     m, x, y = fast_unet(_copy(model)).float().to(dev), x.to(dev), y.to(dev)
     if cl: m, x = m.to(memory_format=torch.channels_last), x.contiguous(memory_format=torch.channels_last)
     if comp: compile_unet(m, comp)
     losses, t0 = [], time.perf_counter()
-    ts = plain_steps(m, [(x, y)], steps, 'bf16' if bf16 else 'fp32', losses=losses)
-    return losses, np.diff([t0] + ts).tolist()
+    ts = plain_steps(m, [(x, y)], [1, 2, steps], 'bf16' if bf16 else 'fp32', losses=losses)   # synchronised after the first (compiled) step, and around the timed ones
+    return losses, ts[0] - t0, (ts[2] - ts[1]) / (steps - 2)
 
 def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
                 mean, std, # Its normalisation
@@ -258,11 +266,10 @@ def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
     rows += [] if bf16 else [(b16, True, None, True)]
     ref = None
     for name, cl, comp, b in rows:
-        losses, ts = _train_row(base.model, xn, y, steps, cl, comp, dev, b)
-        t = float(np.median(ts[2:]))
+        losses, first_s, t = _train_row(base.model, xn, y, steps, cl, comp, dev, b)
         ref = ifnone(ref, (losses, t))
         res['train'].append(dict(engine=name, ms=t * 1e3, img_s=bs / t, speedup=ref[1] / t, loss_diff=abs(losses[-1] - ref[0][-1]),
-                                 first_step_s=ts[0], pct_peak=100 * ftrain * bs / t / 1e9 / (peak16 if b else peak)))
+                                 first_step_s=first_s, pct_peak=100 * ftrain * bs / t / 1e9 / (peak16 if b else peak)))
     def pt(cl, comp, b=bf16):
         m, xx = NormalizedModel(fast_unet(_copy(base.model)), base.mean, base.std).eval().to(dev), x.to(dev)
         if cl: m, xx = m.to(memory_format=torch.channels_last), xx.contiguous(memory_format=torch.channels_last)
@@ -285,7 +292,7 @@ def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
     for name, make in engines:
         f, c = make()
         out = f().argmax(1).cpu()
-        t = median_s(f, 2, reps, sync)
+        t = median_s(lambda: [f() for _ in range(3)], 1, reps, sync) / 3   # the device synchronised around three batches, not after each
         ref = ifnone(ref, (out, t))
         res['infer'].append(dict(engine=name, ms=t * 1e3, img_s=bs / t, speedup=ref[1] / t, agreement=float((out == ref[0]).float().mean()),
                                  compile_s=c or None, pct_peak=100 * finf * bs / t / 1e9 / (peak16 if name == b16 else peak)))
@@ -323,8 +330,8 @@ def decoder_costs(decoders:list, # Architectures (`decoders`: 'fastai', 'unet', 
             models[len(rows) - 1] = m
     for r_ in range(rounds):
         for i, m in models.items():
-            ts = plain_steps(m.to(memory_format=torch.channels_last), [(x.contiguous(memory_format=torch.channels_last), y)], warmup + steps)
-            rows[i]['img_s'].append(bs * steps / (ts[-1] - ts[warmup - 1]))
+            ts = plain_steps(m.to(memory_format=torch.channels_last), [(x.contiguous(memory_format=torch.channels_last), y)], [warmup, warmup + steps])
+            rows[i]['img_s'].append(bs * steps / (ts[1] - ts[0]))
             if verbose and r_ == rounds - 1:
                 r = rows[i]
                 print(f"  {r['decoder']:>14} on {r['arch']}: {r['params_m']:.1f} M parameters, {r['gflop']:.2f} GFLOP per image, "
@@ -379,9 +386,12 @@ def bench_worker(cfg:dict)->dict|None:
     ws = max(1, num_distrib())
     say = lambda s: print0(f'  {ws} process(es): {s}', flush=True)
     data = Path(cfg['data'])   # `bench` made the synthetic set, when there is no data set, once for every process count
-    n = cfg['warmup'] + cfg['reps'] * cfg['steps']
     dls = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False)
     dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], check=False, cache=Path(cfg['out'])/'cache')   # as a run has it: no worker processes, the loader's thread
+    per_epoch = len(dlc.train) // ws   # this rank's batches in an epoch
+    reps = max(cfg['reps'], -(-(per_epoch + 1 - cfg['warmup']) // cfg['steps']))   # the timed repetitions reach past the first epoch's end
+    at = rep_marks(cfg['warmup'], cfg['steps'], reps)
+    n = at[-1]
     cache = dlc.train.cache   # of the description's train and valid images (data.yaml, or today's layout)
     arch = cfg['arch']   # a torchvision ResNet or a timm model (chapter 02c)
     ddp_kw = dict(bucket_cap_mb=cfg['bucket_mb'], static_graph=cfg['static_graph'], gradient_as_bucket_view=cfg['bucket_view'],
@@ -390,30 +400,30 @@ def bench_worker(cfg:dict)->dict|None:
         set_seed(0)
         return seg_learner(d, arch, precision=cfg['precision'], pretrained=False, decoder=cfg.get('decoder', 'fastai'))
     learn = learner(dls)
-    res = dict(processes=ws, device=str(dls.device), precision=learn.precision)
+    res = dict(processes=ws, device=str(dls.device), precision=learn.precision, reps=reps, epoch_batches=per_epoch, epoch_starts=(n - 1) // per_epoch)
     res['n_params'] = sum(p.numel() for p in learn.model.parameters() if p.requires_grad)
     imgs = cfg['bs'] * ws
     def fit_times(l, cbs=(), kw=ddp_kw):
-        tm = StepTimer(n)
+        tm = StepTimer(at)
         with l.no_bar(), l.no_logging(), l.distrib_ctx(sync_bn=False, kwargs_handlers=[ddp_kwargs(**kw)]):
             l.fit(10_000, 1e-3, cbs=[tm, *cbs])
         return tm.times
     todo = set(cfg.get('kinds') or _kinds)
     def timed(key, what, times):
         if key not in todo: return
-        res[key] = rep_throughput(times(), cfg['warmup'], cfg['steps'], imgs)
+        res[key] = rep_throughput(times(), cfg['steps'], imgs)
         say(f'{what}: {np.median(res[key]):.2f} images/s')
     batches = _plain_batches(dls, min(n, 32))
     timed('learner', 'learner from PNGs', lambda: fit_times(learn))
     timed('learner_cache', 'learner from the cache', lambda: fit_times(learner(dlc)))
     def mem_learner(): l = learner(dls); l.dls = _mem_dls(dlc, min(n, 32)); return l
     timed('learner_mem', 'learner fed from memory', lambda: fit_times(mem_learner()))
-    timed('plain', 'plain PyTorch', lambda: plain_steps(learner(dls).model, batches, n, learn.precision, ddp_kw=ddp_kw))
+    timed('plain', 'plain PyTorch', lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=ddp_kw))
     timed('plain_nosync', 'plain PyTorch without all-reduce',
-          lambda: plain_steps(learner(dls).model, batches, n, learn.precision, ddp_kw=ddp_kw, sync=False))
+          lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=ddp_kw, sync=False))
     if ddp_kw['comm_hook']:
         nohook = dict(ddp_kw, comm_hook=None)
-        timed('plain_nohook', f'plain PyTorch without {ddp_kw["comm_hook"]}', lambda: plain_steps(learner(dls).model, batches, n, learn.precision, ddp_kw=nohook))
+        timed('plain_nohook', f'plain PyTorch without {ddp_kw["comm_hook"]}', lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=nohook))
         timed('learner_nohook', f'learner from the cache without {ddp_kw["comm_hook"]}', lambda: fit_times(learner(dlc), kw=nohook))
     if cfg.get('accum', 1) > 1:
         a = cfg['accum']

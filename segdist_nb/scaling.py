@@ -60,6 +60,7 @@ def summarize(runs:dict, # {processes: worker result}
         if has('learner'): row['efficiency'], row['epoch_s'] = row['learner_speedup'] / k, r['n_train'] / row['learner']['median']
         row['pipeline_items_s'], row['pipeline_cache_items_s'] = r['pipeline'], r['pipeline_cache']
         if 'epoch_start_s' in r: row['epoch_start_s'] = r['epoch_start_s']   # from the start of an epoch to its first batch: PNGs, cache
+        if 'epoch_starts' in r: row['reps'], row['epoch_starts'] = r['reps'], r['epoch_starts']   # the timed repetitions, and the epoch starts they span
         if has('plain', 'learner_mem'): row['overhead'] = row['plain']['median'] / row['learner_mem']['median'] - 1
         if has('plain', 'learner_cache'): row['overhead_cache'] = row['plain']['median'] / row['learner_cache']['median'] - 1
         if has('learner_mem'): row['input_bound'] = bool(r['pipeline'] * 0.9 < row['learner_mem']['median'] / k)

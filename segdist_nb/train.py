@@ -42,7 +42,7 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--monitor', choices=monitor_choices, help="what picks each stage's best weights and the final model (default valid_loss, the seed's)")
     p.add_argument('--void', help='void class: index or name')
     p.add_argument('--weights', help="class weights: 'median_freq', 'none' or comma-separated numbers")
-    p.add_argument('--precision', choices=precisions, help='auto (default): bf16 or fp16 on GPUs, fp32 on CPUs; bf16 is about twice as fast as fp32 on CPUs with AVX512-BF16 or AMX')
+    p.add_argument('--precision', choices=precisions, help='auto (default): bf16 on GPUs that have it (no host read per step), else fp16 (its loss scale reads the GPU once per step), fp32 on CPUs; bf16 is about twice as fast as fp32 on CPUs with AVX512-BF16 or AMX')
     p.add_argument('--bs', type=int, help='batch size per process, for every stage')
     p.add_argument('--epochs-scale', type=float, default=1., help='multiply every stage\'s epochs (at least 1)')
     p.add_argument('--sz-scale', type=float, default=1., help='multiply every stage\'s size')
@@ -64,7 +64,7 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--no-channels-last', action='store_true', help='keep the default memory layout (channels-last is on: faster on CPUs and GPUs)')
     p.add_argument('--compile', nargs='?', const=True, choices=[True, *compile_backends], metavar='BACKEND',
                    help="compile the U-Net with torch.compile (inductor; aot_eager: graph capture only); the first batch of each shape compiles")
-    p.add_argument('--sync-bn', action='store_true', help='synchronise BatchNorm statistics across processes (small per-GPU batches)')
+    p.add_argument('--sync-bn', action='store_true', help='synchronise BatchNorm statistics across processes (small per-GPU batches): one all-reduce per BatchNorm layer, no host read')
     p.add_argument('--tensorboard', action='store_true', help='rank 0 writes TensorBoard events into RUN/tb (tensorboard --logdir RUN/tb)')
     p.add_argument('--keep', choices=keep_choices, help="what a finished run keeps: 'final' (model.pkl, the default), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)")
     return p

@@ -27,7 +27,7 @@ def precision():
     "03_model's cuda cell: 'auto' picks mixed precision on a GPU, and a step trains"
     p = seg_precision('auto', 'cuda')
     assert p == ('bf16' if torch.cuda.is_bf16_supported() else 'fp16'), p
-    learn = seg_learner(seg_dls(src, sz=32, bs=4, num_workers=0, device='cuda'), resnet18, void='void')
+    learn = seg_learner(seg_dls(src, sz=32, bs=4, num_workers=0, device='cuda'), resnet18, void='void', pretrained=False)
     assert any(isinstance(cb, MixedPrecision) for cb in learn.cbs)
     with learn.no_bar(), learn.no_logging(): learn.fit(1, 1e-3)
     assert np.isfinite(learn.recorder.values[-1][0])
@@ -52,7 +52,7 @@ def launch():
 
 def recipe():
     "05e: the recipe on the GPU from a 'cell', the final model back here on the GPU"
-    cfg = dict(default_config, data=src, arch='resnet18', void='void', num_workers=0, seed=0,
+    cfg = dict(default_config, data=src, arch='resnet18', void='void', num_workers=0, seed=0, pretrained=False,
                stages=[dict(name='a', sz=64, bs=8, epochs=2, lr=1e-3)])
     learn = train_nb(cfg, tmp/'nb_run', gpus='0')
     final = json.loads((tmp/'nb_run'/'final.json').read_text())
@@ -94,6 +94,17 @@ def sync_free_step():
     assert getattr(cb, 'on', False)
     return f'{learn.precision}: {len(dls.train)} training batches an epoch, none synced after the first epoch'
 
-for name, f in [('precision', precision), ('copy_ahead', copy_ahead_check), ('sync_free_step', sync_free_step), ('broadcast', broadcast), ('launch_nb', launch), ('train_nb', recipe)]: check(name, f)
+def recipe_sync():
+    "The recipe's own fit (its callbacks: best-model and resume checkpoints, run log, TensorBoard) with no host sync per batch after the first epoch"
+    cfg = dict(default_config, data=src, arch='resnet18', void='void', seed=0, pretrained=False, tensorboard=True, loss='ce+dice',
+               stages=[dict(name='a', sz=64, bs=4, epochs=2, lr=1e-3)])
+    cb = NoSync()
+    train(cfg, tmp/'sync_run', cbs=[cb])
+    assert getattr(cb, 'on', False)
+    return f"{json.loads((tmp/'sync_run'/'config.json').read_text())['precision']}: the recipe's callbacks and TensorBoard, no sync after the first epoch"
+
+checks = [('precision', precision), ('copy_ahead', copy_ahead_check), ('sync_free_step', sync_free_step), ('recipe_sync', recipe_sync),
+          ('broadcast', broadcast), ('launch_nb', launch), ('train_nb', recipe)]
+for name, f in checks: check(name, f)
 (out/'checks.json').write_text(json.dumps(res, indent=1, default=str))
 sys.exit(sum(not v['ok'] for v in res.values()))

@@ -26,17 +26,17 @@ def learner(): set_seed(0); return seg_learner(dls, a.arch, precision='fp32', pr
 n, batches = a.steps, _plain_batches(dls, 32)
 
 def fit(l, k):
-    tm = StepTimer(k)
+    tm = StepTimer([1, k])
     with l.no_bar(), l.no_logging(): l.fit(1, 1e-3, cbs=[tm])
     return tm.times
 l = learner(); l.dls = _mem_dls(dls, 32)
 fit(l, 5)   # warm up
 with profile(activities=[ProfilerActivity.CPU]) as p1: t = fit(l, n)
-t1 = (t[-1] - t[0]) / (n - 1)
+t1 = (t[1] - t[0]) / (n - 1)
 m = learner().model
-plain_steps(m, batches, 5)
-with profile(activities=[ProfilerActivity.CPU]) as p2: t = plain_steps(m, batches, n)
-t2 = (t[-1] - t[0]) / (n - 1)
+plain_steps(m, batches, [5])
+with profile(activities=[ProfilerActivity.CPU]) as p2: t = plain_steps(m, batches, [1, n])
+t2 = (t[1] - t[0]) / (n - 1)
 print(f'{a.decoder} on {a.arch}, {a.sz} px, batch {a.bs}: learner {t1*1e3:.1f} ms per step, plain {t2*1e3:.1f} ms ({100*(t2/t1-1):+.1f}% learner rate vs plain)')
 per_step = lambda pr: {e.key: (e.self_cpu_time_total / 1e3 / n, e.count / n) for e in pr.key_averages()}
 x, y = per_step(p1), per_step(p2)
