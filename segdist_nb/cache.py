@@ -308,7 +308,7 @@ def seg_cache(path:Path|str, # Data set root
              )->SegCache:
     "The cache of the image/mask pairs under `path`: opened when it matches the files, else built (rank 0 first under DDP)"
     path = Path(path)
-    fns, label_fn = ifnone(fns, get_image_files(path/'images')), ifnone(label_fn, MaskPath(path))
+    fns, label_fn = ifnone(fns, image_files(path/'images')), ifnone(label_fn, MaskPath(path))
     dest = Path(cache_dir) if cache_dir is not None else default_cache_dir(path)
     make = partial(_prepare, path, fns, label_fn, dest, size, rebuild, n_workers, verbose, checked, reader, imagery)
     if num_distrib() <= 1: return SegCache(make(), path)
@@ -322,7 +322,7 @@ def cache_checked(path:Path|str, # Data set root
                  )->bool:
     "Whether the cache of the current files exists and records that they passed `check_data` with `codes`"
     path = Path(path)
-    fns, label_fn = ifnone(fns, get_image_files(path/'images')), ifnone(label_fn, MaskPath(path))
+    fns, label_fn = ifnone(fns, image_files(path/'images')), ifnone(label_fn, MaskPath(path))
     try: fn = (Path(cache_dir) if cache_dir is not None else default_cache_dir(path))/cache_key(cache_manifest(path, fns, label_fn, size, reader, imagery))/'manifest.json'
     except CacheError: return False
     return fn.exists() and json.loads(fn.read_text()).get('checked') == list(codes)

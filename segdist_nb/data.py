@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/data.html.md"""
 
 # %% ../nbs/00_data.ipynb #10842161
 from __future__ import annotations
-import difflib, json, os, random
+import difflib, json, os, random, sys, time
 from collections import Counter
 from pathlib import Path
 import numpy as np, tifffile, torch
@@ -18,11 +18,11 @@ from fastai.vision.all import *
 from fastai.distributed import rank0_first
 
 # %% auto #0
-__all__ = ['synth_codes', 'ignore_index', 'mask_layouts', 'aug_presets', 'make_synthetic', 'synthetic_once', 'DataError',
-           'read_codes', 'MaskPath', 'SplitMasks', 'ReplaceInPath', 'MaskError', 'palette_colours', 'MaskReader',
-           'is_tiff', 'read_image', 'image_info', 'Imagery', 'imagery', 'resize_bands', 'check_root', 'layout_hint',
-           'check_pairs', 'check_data', 'seg_palette', 'SegAffine', 'seg_tfms', 'valid_txt_splitter',
-           'default_splitter', 'check_split']
+__all__ = ['synth_codes', 'output_marker', 'ignore_index', 'mask_layouts', 'aug_presets', 'make_synthetic', 'synthetic_once',
+           'mark_output', 'is_output', 'say_once', 'image_files', 'DataError', 'read_codes', 'MaskPath', 'SplitMasks',
+           'ReplaceInPath', 'MaskError', 'palette_colours', 'MaskReader', 'is_tiff', 'read_image', 'image_info',
+           'Imagery', 'imagery', 'resize_bands', 'check_root', 'layout_hint', 'check_pairs', 'check_data',
+           'seg_palette', 'SegAffine', 'seg_tfms', 'valid_txt_splitter', 'default_splitter', 'check_split']
 
 # %% ../nbs/00_data.ipynb #2f322ce6
 synth_codes = ['background', 'circle', 'square', 'triangle', 'void']
@@ -95,11 +95,61 @@ def synthetic_once(path:Path|str, # Where the synthetic data set is (or goes)
     else: _make()
     return path
 
+# %% ../nbs/00_data.ipynb #31aa93ae
+output_marker = '.segdist_output'   # the file in every folder this library writes its outputs to
+
+def mark_output(folder:Path|str, # A folder this library writes its outputs to (created)
+                by:str, # What writes there, e.g. 'segdist-predict'
+                **info, # More to record (JSON)
+               )->Path:
+    "Create `folder` with the marker that keeps every folder walk (`image_files`) out of it"
+    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
+    fn = folder/output_marker
+    fn.write_text(json.dumps(dict(by=by, written=time.strftime('%Y-%m-%d %H:%M:%S'), **info)))
+    return folder
+
+def is_output(folder:Path|str)->bool: return (Path(folder)/output_marker).exists()
+
+# %% ../nbs/00_data.ipynb #b1f18437
+_said = set()
+def say_once(msg:str):
+    "Print `msg` to standard error once per process, on rank 0"
+    if msg in _said or rank_distrib(): return
+    _said.add(msg); print(msg, file=sys.stderr, flush=True)
+
+def _by(folder)->str:
+    try: return json.loads((Path(folder)/output_marker).read_text())['by']
+    except Exception: return 'segdist_nb'
+
+def image_files(path:Path|str, # A folder
+                recurse:bool=True, # Also in its subfolders
+                quiet:bool=False, # Say nothing of the folders left out
+               )->L:
+    "fastai's `get_image_files`, reading each real folder once (links back to a folder already visited are not followed) and never an output folder of this library"
+    path, res, left = Path(path), [], []
+    here = {os.path.realpath(p) for p, _, _ in os.walk(path)} if recurse else set()   # the folders reached without following a link
+    claimed = {os.path.realpath(path)}
+    for p, ds, fs in os.walk(path, followlinks=True):
+        keep = []
+        for d in ds:
+            if d.startswith('.'): continue
+            full = os.path.join(p, d)
+            if is_output(full): left.append(f'{full} holds the outputs of {_by(full)} ({output_marker}): not read as input'); continue
+            real = os.path.realpath(full)
+            if real in claimed or (os.path.islink(full) and real in here): left.append(f'{full} is a link to {real}, read once where it is: not followed'); continue
+            claimed.add(real); keep.append(d)
+        ds[:] = sorted(keep)
+        res += [Path(p)/f for f in fs if not f.startswith('.') and os.path.splitext(f)[1].lower() in image_extensions]
+        if not recurse: break
+    if not quiet:
+        for o in left: say_once(o)
+    return L(res)
+
 # %% ../nbs/00_data.ipynb #50bcc1d3
 class DataError(ValueError):
     "Problems found in a data set: `problems` lists every one, each naming the file and the fix"
     def __init__(self, problems:list, where:str=''):
-        self.problems = list(problems)
+        self.problems = [problems] if isinstance(problems, str) else list(problems)   # one message (e.g. re-raised from a loader worker) or a list
         head = f'{len(self.problems)} problem(s) in the data set{" " + where if where else ""}:'
         super().__init__('\n'.join([head] + [f'  - {p}' for p in self.problems]))
 
@@ -415,17 +465,18 @@ def check_pairs(fns:list, # Image files
     "Every problem of the pairs (image, `label_fn(image)`), and the masks in their folders that no image maps to"
     msks = [Path(label_fn(o)) for o in fns]
     probs, pairs, there = [], [], {}
+    images, expected = set(ifnone(images, fns)), set(ifnone(expected, msks))
     for f, m in zip(fns, msks):
         if m.is_file(): pairs.append((f, m, reader)); continue
-        if m.parent not in there: there[m.parent] = [o.name for o in m.parent.iterdir() if o.is_file()] if m.parent.is_dir() else []
-        near = difflib.get_close_matches(m.name, there[m.parent], n=1, cutoff=0.8)   # a misnamed mask: say which file it may be
+        if m.is_dir(): probs.append(f'the mask of image {f} would be {m}, which is a folder: put the mask file there, or fix the mask template (--labels)'); continue
+        if m.parent not in there: there[m.parent] = [o.name for o in m.parent.iterdir() if o.is_file() and o not in expected] if m.parent.is_dir() else []
+        near = difflib.get_close_matches(m.name, there[m.parent], n=1, cutoff=0.8)   # a misnamed mask (not another image's): say which file it may be
         probs.append(f'image {f} has no mask (expected {m}): add the mask or remove the image' +
                      (f'; {m.parent/near[0]} is there: if it is this mask, rename it {m.name}' if near else ''))
-    images, expected = set(ifnone(images, fns)), set(ifnone(expected, msks))
     fs = label_fn.fns if isinstance(label_fn, SplitMasks) else [label_fn]
     tails = {_tail(f) for f in fs}
     for d in sorted({m.parent for m in msks if m.parent.is_dir()}):
-        for m in get_image_files(d, recurse=False):
+        for m in image_files(d, recurse=False, quiet=True):
             if m not in expected and m not in images and any(m.name.endswith(t) for t in tails):
                 probs.append(f'mask {m} has no image (no image file maps to it): add the image or remove the mask')
     if n_workers is None: n_workers = 0 if len(pairs) < 500 else min(defaults.cpus, 8)
@@ -453,7 +504,7 @@ def check_data(path:Path|str, # Data set root
     label_fn = ifnone(label_fn, MaskPath(path))
     if not (path/images).is_dir():
         raise DataError([f'{path/images} is not a folder: put the images there, or pass --images (images= in Python)'], str(path))
-    fns = get_image_files(path/images)
+    fns = image_files(path/images)
     if not fns: raise DataError([f'{path/images} holds no image files: put the images there'], str(path))
     if isinstance(label_fn, MaskPath) and not any(Path(label_fn(o)).is_file() for o in fns[:50]) and (hint := layout_hint(path, fns, label_fn.tmpl)):
         raise DataError([hint], str(path))

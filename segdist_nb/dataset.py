@@ -61,7 +61,7 @@ class DataSplit:
         if self._fns is not None: return self._fns
         if not self.images.is_dir(): raise SpecError([f'split {self.name}: the image folder {self.images} does not exist: '
                                                       f'fix images: in data.yaml (or --images)'])
-        fns = sorted(get_image_files(self.images))
+        fns = sorted(image_files(self.images))
         if self.lst is not None:
             if not self.lst.is_file(): raise SpecError([f'split {self.name}: the list file {self.lst} does not exist: fix list: in data.yaml'])
             want = [l.strip() for l in self.lst.read_text().splitlines() if l.strip()]
@@ -229,7 +229,7 @@ def copy_layout(src:Path, # A data set in today's layout (e.g. from `make_synthe
     "Copy the pairs of `src` into `dest` laid out as `layout`; return `dest`"
     if layout not in layouts: raise ValueError(f'layout {layout!r}: choose one of {layouts}')
     src, dest = Path(src), Path(dest); dest.mkdir(parents=True, exist_ok=True)
-    codes, fns = read_codes(src/'codes.txt'), sorted(get_image_files(src/'images'))
+    codes, fns = read_codes(src/'codes.txt'), sorted(image_files(src/'images'))
     valid = set((src/'valid.txt').read_text().split())
     split = {f: 'valid' if f.name in valid else 'train' for f in fns}
     tr = [f for f in fns if split[f] == 'train']
@@ -307,6 +307,10 @@ def check_spec(spec:DataSpec, # From `load_data`
     fs = {f for v in every.values() for f in v}
     expected = {Path(spec.splits[s].label_fn(f)) for s, v in every.items() for f in v}
     for s, fns in out.items(): probs += check_pairs(fns, spec.splits[s].label_fn, spec.reader, n_workers, fs, expected, unreadable)
+    if spec.bands:   # what training reads: the bands kept must be among the images' own
+        f = next(iter(out.values()))[0]; n = image_info(f)[1]
+        if bad := [b for b in spec.bands if not 1 <= b <= n]:
+            probs.append(f'bands: {list(spec.bands)}: the images have {n} band(s) (e.g. {f}), so bands {bad} are not among 1..{n}: fix bands: in {where}')
     if probs: raise DataError(list(dict.fromkeys(probs)), where)   # splits sharing a mask folder see its orphans once
     return out
 
@@ -420,7 +424,7 @@ def find_layout(root:Path|str, # A data set folder without data.yaml
         kind, pairs = _candidates(root)
         if not pairs: return None
         for s, (img, lbl) in sorted(pairs.items(), key=lambda o: split_names.index(o[0])):
-            t = _mask_tmpl(root, img, lbl, sorted(get_image_files(img)))
+            t = _mask_tmpl(root, img, lbl, sorted(image_files(img)))
             if t is None: notes.append(f'{s}: no mask template found for {img.relative_to(root)} in {lbl.relative_to(root)}'); continue
             desc[s] = dict(images=img.relative_to(root).as_posix(), labels=t)
     if 'train' not in desc: return None
@@ -457,7 +461,7 @@ def copy_imagery(src:Path, # A data set in today's layout (e.g. from `make_synth
     "Copy the pairs of `src` into `dest` with their images or masks as `kind` stores them, and the `data.yaml` that reads them; return `dest`"
     if kind not in imagery_kinds: raise ValueError(f'kind {kind!r}: choose one of {imagery_kinds}')
     src, dest = Path(src), Path(dest); (dest/'images').mkdir(parents=True, exist_ok=True); (dest/'labels').mkdir(exist_ok=True)
-    codes, fns = read_codes(src/'codes.txt'), sorted(get_image_files(src/'images'))
+    codes, fns = read_codes(src/'codes.txt'), sorted(image_files(src/'images'))
     grey = np.linspace(0, 255, len(codes)).round().astype(np.uint8)   # the grey level that shows class i
     isfx, msfx = {'bit12': '.tif', 'geotiff4': '.tif'}.get(kind, '.png'), {'gif_grey': '.gif', 'gif_palette': '.gif', 'jpeg': '.jpg'}.get(kind, '.png')
     for i, f in enumerate(fns):

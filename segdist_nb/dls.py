@@ -61,7 +61,12 @@ class CacheDL(TfmdDL):
         super().randomize()
         c = random.Random(); c.setstate(self.rng.getstate())   # a copy: the epoch's order stays that of the files' path
         self._crop_rng = random.Random(c.getrandbits(64) ^ 0x5eed)
-    def do_item(self, s): return super().do_item(s) if self.cache is None else ifnone(s, 0)
+    def do_item(self, s):
+        if self.cache is not None: return ifnone(s, 0)
+        try: return super().do_item(s)
+        except (OSError, ValueError) as e:   # a file the check did not read (--no-check), or one changed since: named, with the fix
+            fn = self.dataset.items[s] if self.indexed and s is not None else '?'
+            raise DataError([f'{fn} or its mask cannot be read ({type(e).__name__}: {e}): run segdist-check-data to find every such file, then fix or remove it']) from e
     def create_batches(self, samps):
         "The epoch's batches: fastai's from the files, or gathers from the cache, whose windows come from this epoch's random state however late they are made"
         if self.cache is None: return super().create_batches(samps)

@@ -106,7 +106,7 @@ def _write_eval(m, data:Path, fns:list, gm, cm:np.ndarray, rows:list, out, how:d
     "per_class.csv, per_image.csv, iou.png, confusion.png, worst.png and eval.json from the summed confusion matrix"
     name = f"eval-{data.name}" + (f"-{how['split']}" if how.get('split') else '')
     out = Path(ifnone(out, (Path(how['model']).parent if how['model'] != 'Learner' else Path('.'))/name))
-    out.mkdir(parents=True, exist_ok=True)
+    mark_output(out, 'segdist-eval')   # never read as images by a later walk (`image_files`)
     st = SegStats(len(m.codes), m.void); st.cm = torch.as_tensor(cm)
     pc = st.per_class(); pc.insert(1, 'name', [m.codes[i] for i in pc.cls])
     pc.to_csv(out/'per_class.csv', index=False, float_format='%.6g')

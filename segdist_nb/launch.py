@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/launch.html.md"""
 
 # %% ../nbs/04a_launch.ipynb #30119599
 from __future__ import annotations
-import os, signal, socket, subprocess, sys, threading
+import os, signal, socket, subprocess, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
 import torch
 from fastcore.all import ifnone
@@ -15,8 +15,8 @@ from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
 from torch.distributed.elastic.multiprocessing.api import SignalException
 
 # %% auto #0
-__all__ = ['LaunchError', 'launch_parser', 'slurm_args', 'launch_args', 'launch', 'segdist_launch', 'run_launch', 'free_port',
-           'run_nodes']
+__all__ = ['LaunchError', 'launch_parser', 'slurm_args', 'launch_args', 'first_contact', 'launch', 'segdist_launch', 'run_launch',
+           'free_port', 'run_nodes']
 
 # %% ../nbs/04a_launch.ipynb #5bbb20d5
 class LaunchError(ValueError): "A launcher option that cannot work here"
@@ -30,6 +30,8 @@ def launch_parser():
     g.add_argument('--gpus', default=None, help="'all' (the default when CUDA is available) or a comma list of GPU ids, one process each")
     g.add_argument('--cpus', type=int, default=None, help='Number of CPU processes (gloo backend), instead of GPUs')
     g.add_argument('--threads', type=int, default=1, help='torch threads per CPU process')
+    g.add_argument('--first-contact', type=float, default=120, metavar='SECONDS',
+                   help='on a node other than 0 (--node-rank), how long to wait for --master-addr:--master-port to answer before giving up with one line (default 120)')
     return p
 
 # %% ../nbs/04a_launch.ipynb #3bd7df76
@@ -94,9 +96,25 @@ def _how(code:int)->str:
         except ValueError: pass
     return f'failed with exit code {code}'
 
+def first_contact(args):
+    "On a node other than 0 of a static rendezvous, wait at most `--first-contact` seconds for the master's address to answer; a `LaunchError` naming it if it does not"
+    if args.rdzv_backend != 'static' or max(int(o) for o in str(args.nnodes).split(':')) <= 1 or int(args.node_rank) == 0: return
+    where, t0 = f'{args.master_addr}:{args.master_port}', time.monotonic()
+    while True:
+        try:
+            with socket.create_connection((args.master_addr, int(args.master_port)), timeout=5): return   # node 0's store answers
+        except OSError as e: why = e.strerror or type(e).__name__
+        if time.monotonic() - t0 > args.first_contact:
+            raise LaunchError(f'node {args.node_rank}: the master at {where} (--master-addr, --master-port) did not answer in {args.first_contact:g} s '
+                              f'({why}): start node 0 first, check the address and port, and that this node can reach it (network, firewall); '
+                              f'--first-contact SECONDS waits longer')
+        time.sleep(1)
+
 def launch(argv:list|None=None)->int:
     "Run `argv` (default `sys.argv[1:]`) with torch's elastic launcher; return the exit status"
-    try: args, env = launch_args(sys.argv[1:] if argv is None else argv)
+    try:
+        args, env = launch_args(sys.argv[1:] if argv is None else argv)
+        first_contact(args)
     except LaunchError as e: print(f'segdist_nb.launch: {e}', file=sys.stderr); return 2
     os.environ.update(env)
     try: run(args)

@@ -138,7 +138,7 @@ def upscale_data(path:Path|str, # A data set (images/, labels/, codes.txt)
     "A stand-in for a data set of larger images: every pair of `path` scaled up `factor` times (images bicubic, masks nearest)"
     path, dst = Path(path), Path(dst)
     if (dst/'codes.txt').exists(): return dst
-    fns, lf = get_image_files(path/'images'), MaskPath(path)
+    fns, lf = image_files(path/'images'), MaskPath(path)
     parallel(_upscale_pair, [(f, lf(f), dst/f.relative_to(path), dst/Path(lf(f)).relative_to(path), factor) for f in fns],
              n_workers=defaults.cpus, progress=False)
     if (path/'valid.txt').exists(): shutil.copy(path/'valid.txt', dst/'valid.txt')

@@ -15,7 +15,7 @@ from fastcore.all import *
 from fastai.vision.all import *
 import fastprogress.fastprogress
 from fastprogress.fastprogress import progress_bar
-from .data import seg_palette, read_image, resize_bands, is_tiff
+from .data import seg_palette, read_image, resize_bands, is_tiff, image_files, mark_output
 from .plots import image_view
 from .dls import ScaleBands, batch_part
 from .speed import compile_unet
@@ -373,7 +373,7 @@ def output_plan(images:Path|str, # Folder of images (searched recursively) or on
                          f'choose another folder (e.g. {images.name}_masks)')
     note, skip = None, out.resolve()
     if images.is_dir():
-        every = get_image_files(images)
+        every = image_files(images)
         fns = [f for f in every if not _inside(f.resolve(), skip)]   # never our own outputs (OUT inside IMAGES), on this run or the next
         if len(fns) < len(every): note = f'{out} is inside {images}: its {len(every) - len(fns)} image file(s) are outputs, not read as images'
         plan = {f: out/f.relative_to(images).with_suffix('.tif' if geo_tiff(f) else '.png') for f in fns}
@@ -406,6 +406,7 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
                    compile:bool=False, # Compile the PyTorch model
                    skipped:list|None=None, # Images that cannot be read are noted here as (file, reason) and left out; None: raise
                    verbose:bool=False, # Print the note when `out` is inside `images`
+                   written:list|None=None, # The mask files written are appended here as they are (what an interrupt leaves)
                   )->list: # The mask files written
     "Predict every image under `images` and write palette PNG masks (GeoTIFFs for GeoTIFFs) to `out`, at the images' relative paths; never over an input"
     check_predict_options(bs, tile, overlap)
@@ -414,9 +415,9 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
     out = Path(out)
     if note and verbose: print(note)
     pal = seg_palette(len(m.codes))
-    out.mkdir(parents=True, exist_ok=True)
+    mark_output(out, 'segdist-predict')   # never read as images by a later walk (`image_files`)
     (out/'palette.json').write_text(json.dumps({c: pal[i].tolist() for i, c in enumerate(m.codes)}, indent=1))
-    written = []
+    written = ifnone(written, [])
     for fn, img, mask in predict_masks(m, list(plan), bs, tta, tile, overlap, sz, skipped=skipped):
         dst = plan[fn]
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -446,9 +447,13 @@ def segdist_predict(model:str, # A run's model.pkl, or an .onnx from segdist-exp
     "Predict index masks (palette PNGs) for a folder of images with a trained segdist_nb model (.pkl or .onnx)"
     from segdist_nb.distributed import log_progress
     log_progress()
-    skipped = []
+    skipped, done = [], []
     try: fns = predict_folder(model, images, out, bs=bs, overlay_=overlay, tta=tta, sz=sz, cpu=True if cpu else None, tile=tile, overlap=overlap,
-                             engine=engine, compile=compile, skipped=skipped, verbose=True)
+                             engine=engine, compile=compile, skipped=skipped, verbose=True, written=done)
     except (ValueError, OSError, ImportError) as e: print(f'segdist-predict: error: {e}', file=sys.stderr); raise SystemExit(2)
+    except KeyboardInterrupt:
+        print(f'segdist-predict: interrupted: {len(done)} mask(s) written to {out}' + (f' (the last {done[-1]})' if done else '') +
+              '; the same command predicts every image again', file=sys.stderr)
+        raise SystemExit(130)
     print(f'{len(fns)} masks written to {out}' + (f', {len(skipped)} image(s) skipped: ' + '; '.join(f'{f} ({why})' for f, why in skipped) if skipped else ''))
     if skipped: raise SystemExit(1)

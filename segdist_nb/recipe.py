@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/recipe.html.md"""
 
 # %% ../nbs/04d_recipe.ipynb #6cf3fba7
 from __future__ import annotations
-import json, os, time
+import csv, json, os, shutil, sys, time
 from pathlib import Path
 import numpy as np, torch, torchvision, yaml
 from fastai.vision.all import *
@@ -28,7 +28,8 @@ from .runfolder import *
 
 # %% auto #0
 __all__ = ['seed_stages', 'stage_keys', 'default_config', 'keep_choices', 'monitor_choices', 'scale_stages', 'check_config',
-           'load_config', 'stage_dls', 'RunError', 'plan_run', 'run_stage', 'final_metrics', 'train']
+           'load_config', 'stage_dls', 'RunError', 'data_changes', 'plan_run', 'run_stage', 'final_metrics', 'stopped',
+           'train']
 
 # %% ../nbs/04d_recipe.ipynb #a7b94776
 seed_stages = [
@@ -75,17 +76,26 @@ default_config = dict(
 
 # %% ../nbs/04d_recipe.ipynb #3ef0f824
 def scale_stages(stages:list, # Stage dicts
-                 epochs:float=1., # Multiply epochs by this
+                 epochs:float=1., # Multiply epochs by this (at least 1 epoch a stage)
                  sz:float=1., # Multiply sizes by this
                  bs:int|None=None, # Batch size per process for every stage
                  lr:float=1., # Multiply learning rates by this
+                 multiple:int=8, # A scaled size is rounded to a multiple of this (the architecture's, `size_rule`)
+                 notes:list|None=None, # Each size rounded is said here, in a line
                 )->list:
     "Stages with epochs, sizes, batch sizes and learning rates changed"
+    for k, v in (('epochs', epochs), ('sz', sz), ('lr', lr)):
+        if not v > 0: raise ValueError(f'--{k}-scale {v}: give a number above 0')
     out = []
     for st in stages:
         st = dict(st)
         st['epochs'] = max(1, round(st['epochs'] * epochs))
-        st['sz'] = max(16, int(round(st['sz'] * sz / 8)) * 8)
+        def fit(s):
+            x = s * sz
+            r = max(multiple, int(round(x / multiple)) * multiple)
+            if r != x and notes is not None: notes.append(f"stage {st['name']}: {s} px x {sz:g} = {x:g} px, rounded to {r} (a multiple of {multiple})")
+            return r
+        if sz != 1: st['sz'] = [fit(o) for o in st['sz']] if isinstance(st['sz'], (list, tuple)) else fit(st['sz'])
         if bs is not None: st['bs'] = bs
         st['lr'] = [o * lr for o in st['lr']] if isinstance(st['lr'], (list, tuple)) else st['lr'] * lr
         out.append(st)
@@ -159,6 +169,19 @@ class RunError(ValueError):
     "A problem with the inputs of a run (data, config, checkpoint, run folder), found before anything is written"
 
 # %% ../nbs/04d_recipe.ipynb #08a6e7fb
+def data_changes(out:Path, # A run folder
+                 spec:DataSpec, # The data set of this run
+                )->list: # One line per difference; empty when the same
+    "What differs between the data set the run in `out` recorded (`config.json`) and `spec`: the data set itself, its classes, its bands and depth"
+    try: was = json.loads((out/'config.json').read_text())['dataset']
+    except Exception: return []   # a run folder from before the record: nothing to compare
+    now, diffs = spec.to_dict(), []
+    same = lambda a, b: a == b or (a is not None and b is not None and Path(a).resolve() == Path(b).resolve())
+    if not same(was.get('file') or was.get('root'), now['file'] or now['root']): diffs.append(f"the run's data set is {was.get('file') or was.get('root')}, this one {now['file'] or now['root']}")
+    if was.get('codes') != now['codes']: diffs.append(f"its classes are {was.get('codes')}, these {now['codes']}")
+    if (was.get('imagery'), was.get('bands')) != (now['imagery'], now['bands']): diffs.append(f"its images are {was.get('imagery')} (bands {was.get('bands')}), these {now['imagery']} (bands {now['bands']})")
+    return diffs
+
 def plan_run(cfg:dict, # A config (see `default_config`)
              out:Path, # The run folder
              resume:bool=False, # Continue from `out/ckpt/last.pth`
@@ -207,6 +230,9 @@ def plan_run(cfg:dict, # A config (see `default_config`)
                                  f"{meta['arch']} under {meta['decoder']} on {meta['n_classes']}: resume with the same config, or start a new --out")
             if m['stage'] >= len(cfg['stages']):
                 raise ValueError(f"{ck_fn} is from stage {m['stage']}, but this config has {len(cfg['stages'])} stages: resume with the same stages")
+            if diffs := data_changes(out, spec):
+                raise ValueError(f"--resume: the run in {out} trained on other data than this run's: " + '; '.join(diffs) + '. Resume with the data set '
+                                 f"it started with, or start a new --out (to train on this data from that run's weights: --pretrained {out/'model.pkl'})")
         elif ck_fn.exists() or prev_path(ck_fn).exists():
             raise ValueError(f'{why}, and no readable checkpoint of an earlier epoch is kept: start the run again in this folder with --restart, '
                              f'or choose another --out')
@@ -222,6 +248,8 @@ def plan_run(cfg:dict, # A config (see `default_config`)
         if not (resume or restarted or restart) and (out/'config.json').exists():
             raise FileExistsError(f'run folder {out} already holds a run: pass --resume to continue it, --restart to start it again in this '
                                   f'folder, or choose another --out')
+        if is_output(out) and json.loads((out/output_marker).read_text()).get('by') != 'train.py':
+            raise FileExistsError(f'{out} holds the outputs of {json.loads((out/output_marker).read_text())["by"]}: choose another --out')
     return AttrDict(data=spec, codes=codes, void=void, arch=arch, ck=ck, meta=meta, fns=fns, use=use, splits=splits)
 
 # %% ../nbs/04d_recipe.ipynb #0451cfb1
@@ -285,6 +313,25 @@ def final_metrics(learn:Learner, # The final learner, with the best weights of t
     return dict(zip(names, map(float, res)))
 
 # %% ../nbs/04d_recipe.ipynb #003fd74d
+def stopped(out:Path, # The run folder
+            e:BaseException, # Why the run stopped
+            fresh:bool, # This process began the run folder's contents (rank 0 of a new run): its files go when no epoch had ended
+           )->str:
+    "What a stopped run keeps, for rank 0 to say in one line: its last finished epoch and how to continue, or, when no epoch had ended, its files removed"
+    if rank_distrib(): return ''
+    how = 'interrupted' if isinstance(e, KeyboardInterrupt) else f'stopped ({type(e).__name__})'
+    ck = out/'ckpt'/'last.pth'
+    if ck.exists() or prev_path(ck).exists():
+        rows = list(csv.reader(open(out/'metrics.csv'))) if (out/'metrics.csv').exists() else []
+        last = f' (stage {rows[-1][1]}, epoch {rows[-1][2]})' if len(rows) > 1 and len(rows[-1]) > 2 else ''
+        msg = f'the run in {out} keeps its last finished epoch{last}: continue it with the same command and --resume --out {out}'
+    elif fresh:
+        gone, kept = clear_run(out)
+        if not kept: (out/output_marker).unlink(missing_ok=True); shutil.rmtree(out, ignore_errors=True)   # only empty folders are left
+        msg = 'no epoch had ended, so there is nothing to resume: ' + (f'{out} was removed' if not out.exists() else f"the run's files in {out} were removed")
+    else: msg = f'no epoch had ended: start the run again with --restart --out {out}'
+    return f'{how}: {msg}'
+
 def train(cfg:dict, # A config (see `default_config`)
           out:Path|str, # The run folder
           resume:bool=False, # Continue from `out/ckpt/last.pth`
@@ -299,8 +346,11 @@ def train(cfg:dict, # A config (see `default_config`)
         restarted = group_restarted()   # an elastic restart of a --restart run resumes: what it trained is not removed again
         p = plan_run(cfg, out, resume, restarted, restart)
         tm('checks')
-        if restart and not restarted and rank == 0 and (gone := clear_run(out)):
-            print0(f'--restart: removed {len(gone)} file(s) and folder(s) of the earlier run in {out}')
+        fresh = restart or not (resume or restarted or (out/'config.json').exists())   # this process starts the run folder's contents
+        if restart and not restarted and rank == 0:
+            gone, kept = clear_run(out)
+            if gone or kept: print0(f'--restart: removed {len(gone)} file(s) the earlier run wrote in {out}' + (f"; kept {len(kept)} file(s) that are not the run's: "
+                                    + ', '.join(map(str, kept[:5])) + (' ...' if len(kept) > 5 else '') if kept else ''))
         cache = seg_cache(p.data.root, p.fns, p.data.label_fn(p.use), None if cfg['cache'] is True else cfg['cache'],
                           cfg['item_sz'], checked=p.codes if cfg['check'] else None, reader=p.data.reader, imagery=p.data.imagery) if cfg['cache'] else None
         if not p.data.imagery.plain:   # bands at their depth: their statistics, once for the run (recorded in config.json, carried by model.pkl)
@@ -309,9 +359,11 @@ def train(cfg:dict, # A config (see `default_config`)
         if rank == 0:
             try:
                 for d in ('models', 'ckpt', 'ranks'): (out/d).mkdir(parents=True, exist_ok=True)
+                mark_run(out, cfg['stages'])   # never read as input; records the files the run writes (what --restart removes)
             except OSError as e: raise PermissionError(f'run folder {out} cannot be written ({e.strerror}): choose another --out') from None
     except (ValueError, OSError) as e: raise RunError(str(e)) from e
     if cache is not None: tm('cache')
+    p.cache = cache
     data, codes, void, arch, ck, meta = p.data, p.codes, p.void, p.arch, p.ck, p.meta
     if ck is not None:
         m = ck['meta']
@@ -326,6 +378,18 @@ def train(cfg:dict, # A config (see `default_config`)
                        num_workers=0, cache=cache)
         weights = class_weights(dls0, weights, void)
         tm('class weights')
+    try: learn, final = _stages(cfg, out, p, weights, cbs, tm, rank)
+    except BaseException as e:
+        said = stopped(out, e, fresh and rank == 0)
+        if isinstance(e, DataError): raise RunError(f"{e}\n({said.split(': ', 1)[-1]})" if said else str(e)) from e   # a file that cannot be read (--no-check): one message
+        if said: print(f'train.py: {said}', file=sys.stderr, flush=True)
+        raise
+    print0('final: ' + ', '.join(f'{k} {v:.4f}' for k, v in final.items()) + f'\n{tm}\nrun folder: {out}')
+    return learn
+
+def _stages(cfg, out, p, weights, cbs, tm, rank):
+    "Every stage of the run, the final validation, and what the run keeps"
+    data, void, arch, ck, meta, cache = p.data, p.void, p.arch, p.ck, p.meta, p.cache
     prev, learn, batches, digests, tb_step = None, None, {}, {}, 0
     for i, st in enumerate(cfg['stages']):
         start = 0
@@ -350,5 +414,4 @@ def train(cfg:dict, # A config (see `default_config`)
         learn.export((out/'model.pkl.tmp').absolute()); os.replace(out/'model.pkl.tmp', out/'model.pkl')
         tidy_run(out, cfg['keep']); tm('export')
         (out/'timing.json').write_text(json.dumps(tm.parts, indent=1))
-    print0('final: ' + ', '.join(f'{k} {v:.4f}' for k, v in final.items()) + f'\n{tm}\nrun folder: {out}')
-    return learn
+    return learn, final

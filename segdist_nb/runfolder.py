@@ -13,12 +13,13 @@ from fastcore.all import *
 from fastai.vision.all import *
 from .plots import *
 from .metrics import SegMetric
+from .data import mark_output, output_marker, is_output
 from .dls import batch_part
 from .distributed import print0
 
 # %% auto #0
-__all__ = ['run_files', 'RunLog', 'trim_log', 'weights_digest', 'RunTimer', 'tidy_run', 'clear_run', 'plot_losses',
-           'plot_results', 'save_plots', 'RunTensorBoard']
+__all__ = ['run_top', 'RunLog', 'trim_log', 'weights_digest', 'RunTimer', 'tidy_run', 'run_patterns', 'mark_run', 'clear_run',
+           'plot_losses', 'plot_results', 'save_plots', 'RunTensorBoard']
 
 # %% ../nbs/04c_runfolder.ipynb #3cb56d29
 class RunLog(Callback):
@@ -82,15 +83,35 @@ def tidy_run(out:Path, # A finished run's folder
     return gone
 
 # %% ../nbs/04c_runfolder.ipynb #84a62665
-run_files = ('config.json', 'metrics.csv', 'final.json', 'timing.json', 'model.pkl', 'model.pkl.tmp', 'loss.png', 'iou.png', 'results.png',
-             'confusion.png', 'models', 'ckpt', 'ranks', 'tb')   # what a run writes in its folder
+run_top = ('config.json', 'metrics.csv', 'final.json', 'timing.json', 'model.pkl', 'model.pkl.tmp', 'loss.png', 'iou.png', 'results.png',
+           'confusion.png')   # the files a run writes at the top of its folder
+
+def run_patterns(stages:list, # The run's stages (their `name`s)
+                )->list: # Globs, relative to the run folder
+    "The files a run writes in its folder: what `clear_run` removes, and nothing else"
+    return [*run_top, *(f"models/{st['name']}{s}" for st in stages for s in ('.pth', '.tmp.pth')),
+            *(f'ckpt/last{s}' for s in ('.pth', '.prev.pth', '.pth.tmp')), 'ranks/rank*.json', 'tb/events.out.tfevents.*', 'tb/.results_*.png']
+
+def mark_run(out:Path, # The run folder (created)
+             stages:list, # The run's stages
+            )->Path:
+    "Mark `out` as a run's folder (never read as input), recording the files the run writes there"
+    return mark_output(out, 'train.py', files=run_patterns(stages))
 
 def clear_run(out:Path, # A run folder
-             )->list: # What was removed
-    "Remove what a run wrote in `out` (`run_files`), leaving anything else"
-    gone = [out/f for f in run_files if (out/f).exists()]
-    for f in gone: shutil.rmtree(f) if f.is_dir() else f.unlink()
-    return gone
+             )->tuple: # (the files removed, the files kept), relative to `out`
+    "Remove the files an earlier run recorded writing in `out` (`mark_run`; `run_patterns` of its config for older runs), and nothing else"
+    try: pats = json.loads((out/output_marker).read_text())['files']
+    except Exception:
+        try: pats = run_patterns(json.loads((out/'config.json').read_text()).get('stages', []))
+        except Exception: pats = run_patterns([])
+    gone = sorted({f for p in pats for f in out.glob(p) if f.is_file()})
+    for f in gone: f.unlink()
+    for d in ('models', 'ckpt', 'ranks', 'tb'):   # their folders, unless something of the user's is in them
+        try: (out/d).rmdir()
+        except OSError: pass
+    kept = sorted(f.relative_to(out) for f in out.rglob('*') if f.is_file() and f.name != output_marker)
+    return [f.relative_to(out) for f in gone], kept
 
 # %% ../nbs/04c_runfolder.ipynb #0c0a8052
 def plot_losses(out:Path, fn:Path|None=None):

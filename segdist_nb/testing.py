@@ -7,7 +7,7 @@
 
 
 from __future__ import annotations
-import os, signal, sys
+import contextlib, io, os, shutil, signal, sys, time
 from contextlib import contextmanager
 from pathlib import Path
 import torch
@@ -16,7 +16,7 @@ from fastcore.all import store_attr
 from fastai.callback.core import Callback
 from fastai.torch_core import rank_distrib
 
-__all__ = ['tiny_args', 'KillAt', 'FakeStreams', 'SyncCount', 'BatchSyncs', 'InputPath']
+__all__ = ['tiny_args', 'KillAt', 'FakeStreams', 'SyncCount', 'BatchSyncs', 'InputPath', 'cli', 'tree', 'bad_run', 'broken']
 
 def tiny_args(data:Path, out:Path, *more)->list:
     "Arguments of `train.py` for a quick run of the three seed stages on a tiny data set (tests, smoke runs)"
@@ -115,3 +115,40 @@ class InputPath(Callback):
         dl = self.dl; f = getattr(dl, 'feeder', dl)
         pf, w = getattr(f, '_pf', None), getattr(dl, '_workers', None)
         self.epochs.append(dict(loader=type(dl).__name__, batches=self.n_iter, thread=pf.delivered if pf else 0, workers=w._num_yielded if w else 0))
+
+def cli(f, *args, **kw)->tuple:
+    "Run a console script's function in this process: (exit status, what it printed on stdout, on stderr)"
+    o, e = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
+        try: f(*args, **kw); code = 0
+        except SystemExit as x: code = x.code
+    return code, o.getvalue(), e.getvalue()
+
+def tree(d)->dict:
+    "Every file under `d`: relative path -> (size, modification time), to tell whether anything changed"
+    d = Path(d)
+    return {p.relative_to(d): (p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(d.rglob('*')) if p.is_file()} if d.exists() else None
+
+def bad_run(data, # The data set
+            *args, # More arguments of `train.py` (after `tiny_args`)
+            out=None, # The run folder: not created, or left as it was; default a new temporary one
+           )->str: # The error message
+    "Run `train.py`'s `main` in this process on a tiny config; check the exit status is 2 and the run folder untouched; return the message"
+    from segdist_nb.train import main
+    import tempfile
+    out = Path(out) if out is not None else Path(tempfile.mkdtemp())/'run'
+    before, err = tree(out), io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try: main([str(o) for o in tiny_args(data, out, *args)]); raise AssertionError('no error')
+        except SystemExit as e: assert e.code == 2, e.code
+    assert tree(out) == before, f'{out} was created or changed'
+    msg = err.getvalue()
+    assert msg.startswith('train.py: error: ') and 'Traceback' not in msg, msg
+    return msg
+
+def broken(good, # A data set
+           dest, # Where its copy goes
+           f, # What breaks the copy: f(path)
+          )->Path:
+    "A copy of `good` at `dest`, broken by `f`"
+    p = Path(shutil.copytree(good, dest)); f(p); return p

@@ -6,14 +6,14 @@ Docs: https://segdist.github.io/segdist_nb/train.html.md"""
 
 # %% ../nbs/05_train.ipynb #ba6923cb
 from __future__ import annotations
-import argparse, sys
+import argparse, signal, sys, threading
 from pathlib import Path
 from fastcore.all import *
 from fastai.torch_core import rank_distrib
 from .cache import parse_size
 from .model import precisions
 from .speed import compile_backends
-from .decoders import decoders
+from .decoders import decoders, size_rule
 from .data import aug_presets
 from .distributed import comm_hooks, run_name
 from .recipe import *
@@ -99,13 +99,21 @@ def config_from_args(argv:list|None=None)->tuple:
         miss = [o for o in want if o not in [s['name'] for s in stages]]
         if miss: raise ValueError(f"--stages {miss} not in the config's stages {[s['name'] for s in stages]}")
         stages = [s for s in stages if s['name'] in want]
-    cfg['stages'] = scale_stages(stages, a.epochs_scale, a.sz_scale, a.bs, a.lr_scale)
+    for k, low in (('bs', 1), ('num_workers', 0), ('accum', 1), ('powersgd_rank', 1), ('powersgd_warmup', 0)):
+        if getattr(a, k) is not None and getattr(a, k) < low: raise ValueError(f"--{k.replace('_', '-')} {getattr(a, k)}: give {low} or more")
+    notes = []
+    mult = max(8, size_rule(cfg['decoder'], cfg['arch'])[0]) if a.sz_scale != 1 else 8   # a size the architecture takes
+    cfg['stages'] = scale_stages(stages, a.epochs_scale, a.sz_scale, a.bs, a.lr_scale, mult, notes)
+    if rank_distrib() == 0:
+        for n in notes: print(n)
     if (a.resume or a.restart) and not a.out:
         raise ValueError(f"--{'resume' if a.resume else 'restart'} needs --out RUN, the folder of the run to {'continue' if a.resume else 'start again'} (e.g. runs/20261203-091500)")
     out = Path(a.out) if a.out else Path('runs')/run_name()
     return check_config(cfg), out, a.resume, a.restart
 
 # %% ../nbs/05_train.ipynb #91327166
+def _interrupt(*_): raise KeyboardInterrupt
+
 def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
          cbs:list|None=None, # Extra callbacks (tests)
         ):
@@ -115,5 +123,10 @@ def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
         raise SystemExit(2)
     try: cfg, out, resume, restart = config_from_args(argv)
     except (ValueError, OSError) as e: fail(e)
+    main_thread = threading.current_thread() is threading.main_thread()
+    if main_thread: old = signal.signal(signal.SIGTERM, _interrupt)   # the launcher stops ranks with SIGTERM: the run says what it keeps
     try: return train(cfg, out, resume, cbs=cbs, restart=restart)
     except RunError as e: fail(e)   # other exceptions are bugs: they keep their traceback
+    except KeyboardInterrupt: raise SystemExit(130)   # `train` said what the run keeps
+    finally:
+        if main_thread: signal.signal(signal.SIGTERM, old)
