@@ -23,9 +23,9 @@ from .decoders import *
 import timm
 
 # %% auto #0
-__all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'seg_precision',
-           'SegMixedPrecision', 'pretrained_file', 'load_encoder', 'seg_opt', 'DeviceSmoothLoss', 'BarProgressCallback',
-           'HostLosses', 'sync_free', 'dls_bands', 'seg_learner']
+__all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'cpu_bf16',
+           'seg_precision', 'precision_note', 'SegMixedPrecision', 'pretrained_file', 'load_encoder', 'seg_opt',
+           'DeviceSmoothLoss', 'BarProgressCallback', 'HostLosses', 'sync_free', 'dls_bands', 'seg_learner']
 
 # %% ../nbs/03_model.ipynb #89ded331
 def dls_codes(dls:DataLoaders)->list|None:
@@ -100,17 +100,33 @@ def class_weights(dls:DataLoaders, # The data, for its training masks
 # %% ../nbs/03_model.ipynb #b0f24b88
 precisions = ('auto', 'fp32', 'fp16', 'bf16')
 
+def cpu_bf16()->str|None:
+    "What makes this CPU compute bf16 natively (AMX tiles or AVX512-BF16 instructions, as torch reports them), or None"
+    if getattr(torch.cpu, '_is_amx_tile_supported', lambda: False)(): return 'AMX'
+    if getattr(torch.cpu, '_is_avx512_bf16_supported', lambda: False)(): return 'AVX512-BF16'
+    return None
+
 def seg_precision(precision:str='auto', # One of `precisions`
                   device=None, # Device to train on; default fastai's `default_device()`
                  )->str:
-    "'fp32', 'fp16' or 'bf16' for `device`"
+    "'fp32', 'fp16' or 'bf16' for `device`: with 'auto', bf16 where the device computes it natively"
     if precision not in precisions: raise ValueError(f'precision={precision!r}: choose one of {precisions}')
     device = torch.device(ifnone(device, default_device()))
     if precision == 'fp16' and device.type != 'cuda':
         raise ValueError(f"precision='fp16' (--precision fp16) on {device.type}: fp16 training needs a GPU; use 'bf16' (fast where the CPU has AVX512-BF16 or AMX) or 'fp32'")
     if precision != 'auto': return precision
-    if device.type != 'cuda': return 'fp32'
+    if device.type != 'cuda': return 'bf16' if cpu_bf16() else 'fp32'
     return 'bf16' if torch.cuda.is_bf16_supported() else 'fp16'
+
+def precision_note(precision:str, # As asked (`precisions`)
+                   device=None, # Device to train on
+                  )->str:
+    "Which precision a run trains in, and why, in a line"
+    p, d = seg_precision(precision, device), torch.device(ifnone(device, default_device()))
+    if precision != 'auto': return f'{p} (--precision {precision})'
+    if d.type == 'cuda': return f"{p} mixed precision (auto: the GPU {'computes bf16' if p == 'bf16' else 'has no bf16; fp16 with a loss scale'})"
+    return (f'bf16 mixed precision (auto: this CPU computes bf16 natively, {cpu_bf16()}, about twice as fast as fp32; --precision fp32 to turn it off)'
+            if p == 'bf16' else 'fp32 (auto: this CPU has no native bf16, AMX or AVX512-BF16, so bf16 would be slower)')
 
 # %% ../nbs/03_model.ipynb #0ba0b1ef
 class SegMixedPrecision(MixedPrecision):

@@ -364,6 +364,7 @@ def train(cfg:dict, # A config (see `default_config`)
     except (ValueError, OSError) as e: raise RunError(str(e)) from e
     if cache is not None: tm('cache')
     p.cache = cache
+    print0(f"precision: {precision_note(cfg['precision'], rank_device())}")
     data, codes, void, arch, ck, meta = p.data, p.codes, p.void, p.arch, p.ck, p.meta
     if ck is not None:
         m = ck['meta']
