@@ -15,9 +15,9 @@ from fastai.torch_core import rank_distrib
 __all__ = ['tiny_args', 'KillAt']
 
 def tiny_args(data:Path, out:Path, *more)->list:
-    "Arguments of `train.py` for a quick run of the three seed stages on a tiny data set (tests, smoke runs)"
+    "Arguments of `train.py` for a quick run of the three seed stages on a tiny data set, from scratch (tests, smoke runs)"
     return ['--data', data, '--out', out, '--arch', 'resnet18', '--void', 'void', '--bs', '2', '--sz-scale', '0.25',
-            '--epochs-scale', '0.2', '--num-workers', '0', '--seed', '0', *more]
+            '--epochs-scale', '0.2', '--num-workers', '0', '--seed', '0', '--pretrained', 'false', *more]
 
 class KillAt(Callback):
     "SIGKILL one rank at a point of the run: after epoch `ep` of stage `stage`, or at its batch `batch` (tests of faults)"

@@ -207,13 +207,18 @@ def fetch_weights(w:Weights|None, # From `find_weights`
 
 # %% ../nbs/02f_weights.ipynb #86dc5296
 def weights_record(w:Weights|None, # Fetched weights (`fetch_weights`), or None
-                   **more, # Added to the record (e.g. the earlier run that a fine-tuning started from)
+                   codes:list|None=None, # The classes of the model they fill: for an earlier run, whether its head is kept
                   )->dict|None:
-    "Where `w` came from: what was asked for, source, name, URL or repository and commit, local file, SHA-256"
+    "Where `w` came from: what was asked for, source, name, URL or repository and commit, local file, SHA-256; for a run, its model and its own weights"
     if w is None: return None
     r = dict(pretrained=w.spec, source=w.source, name=w.name, **{k: v for k, v in (('url', w.url), ('repo', w.repo), ('revision', w.revision)) if v})
     if w.source == 'hf' and w.path is not None and w.path.parent.parent.name == 'snapshots': r['commit'] = w.path.parent.name   # the Hub's cache: snapshots/COMMIT/FILE
-    return dict(r, file=str(w.path), sha256=w.sha256, **more)
+    r.update(file=str(w.path), sha256=w.sha256)
+    if w.source == 'run':
+        run = read_run(w.path)
+        r['run'] = dict(arch=run.arch, decoder=run.decoder, classes=run.codes, weights=run.weights,
+                        **({} if codes is None else dict(head='kept' if list(codes) == run.codes else 'new')))
+    return r
 
 # %% ../nbs/02f_weights.ipynb #a1a3127e
 @functools.lru_cache(maxsize=2)

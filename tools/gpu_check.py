@@ -52,7 +52,7 @@ def launch():
 
 def recipe():
     "05e: the recipe on the GPU from a 'cell', the final model back here on the GPU"
-    cfg = dict(default_config, data=src, arch='resnet18', void='void', num_workers=0, seed=0,
+    cfg = dict(default_config, data=src, arch='resnet18', void='void', num_workers=0, seed=0, pretrained=False,
                stages=[dict(name='a', sz=64, bs=8, epochs=2, lr=1e-3)])
     learn = train_nb(cfg, tmp/'nb_run', gpus='0')
     final = json.loads((tmp/'nb_run'/'final.json').read_text())
