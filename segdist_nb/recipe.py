@@ -185,8 +185,6 @@ def plan_run(cfg:dict, # A config (see `default_config`)
     timm_name(arch)   # an unknown encoder is refused first
     if cfg['decoder'] != 'fastai':   # sizes it cannot take are refused now, not at a later stage
         check_sizes(cfg['decoder'], arch, {f"stage {st['name']}": st['sz'] for st in cfg['stages']}, spec.imagery.n_in)
-    pw = fetch_weights(find_weights(cfg['pretrained'], arch, cfg['decoder']))   # fetched now, by each node's first process (chapter 02f)
-    check_pretrained(pw, arch, cfg['decoder'], len(codes), spec.imagery.n_in)   # and weights that do not fit refused now
     check_weights(cfg['weights'], codes)
     nt = len(spec.files('train'))
     splits = (L(range(nt)), L(range(nt, len(fns)))) if spec.has_valid else ifnone(_splitter(cfg), default_splitter(spec.root, fns))(fns)
@@ -196,6 +194,8 @@ def plan_run(cfg:dict, # A config (see `default_config`)
         if len(splits[0]) // ws < st['bs']:
             raise ValueError(f"stage {st['name']}: batch size {st['bs']} is larger than each process's share of the training set "
                              f"({len(splits[0])} images / {ws} process(es) = {len(splits[0]) // ws}): lower --bs or use fewer processes")
+    pw = fetch_weights(find_weights(cfg['pretrained'], arch, cfg['decoder']))   # after the cheap checks: fetched now, by each node's first process (chapter 02f)
+    check_pretrained(pw, arch, cfg['decoder'], len(codes), spec.imagery.n_in)   # weights that do not fit are refused now
     ck, meta, ck_fn = None, dict(arch=cfg['arch'], decoder=cfg['decoder'], n_classes=len(codes), weights=weights_record(pw, codes)), out/'ckpt'/'last.pth'
     if resume or restarted:
         ck, why = resume_point(ck_fn)

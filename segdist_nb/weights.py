@@ -139,7 +139,7 @@ def _missing(w:Weights, why:str)->FileNotFoundError:
     where = cache_path(w)
     if w.source == 'torch.hub':
         what = f"torch's cache: the file belongs at {where} (TORCH_HOME moves the cache: $TORCH_HOME/hub/checkpoints)"
-        fix = f'fetch it once with a network (HF_HUB_OFFLINE unset), or put the file from {w.url} there'
+        fix = f'fetch the file once with a network (HF_HUB_OFFLINE unset), or put the file from {w.url} there'
     else:
         what = f"the Hugging Face cache: they belong in {where} (HF_HOME moves the cache: $HF_HOME/hub; HF_ENDPOINT names a mirror)"
         fix = 'fetch them once with a network (HF_HUB_OFFLINE unset), or copy that folder from a machine that has them'
