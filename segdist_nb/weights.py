@@ -114,15 +114,13 @@ def local_first(f:Callable, # Called as `f(first)`: True on each node's first pr
                ):
     "`f(True)` on each node's first process (local rank 0), then, after a barrier, `f(False)` on its other processes; `f(True)` alone outside DDP"
     if num_distrib() <= 1: return f(True)
-    made = not dist.is_initialized()
-    if made: dist.init_process_group('gloo')   # before `distrib_ctx` creates the training group (the launcher's env://), as fastai's `rank0_first`
-    try:
-        lead = int(os.environ.get('LOCAL_RANK', rank_distrib())) == 0
-        if lead: res = f(True)
-        dist.barrier()   # every process calls this: a rank that skipped it would leave the others waiting
-        if not lead: res = f(False)
-    finally:
-        if made: dist.destroy_process_group()
+    local, gpu = int(os.environ.get('LOCAL_RANK', rank_distrib())), torch.cuda.is_available()
+    if not dist.is_initialized():   # the group training then uses (accelerate and fastai take an existing one), as fastai's `rank0_first` leaves it
+        if gpu: torch.cuda.set_device(local)
+        dist.init_process_group('nccl' if gpu else 'gloo')
+    if local == 0: res = f(True)
+    dist.barrier(**(dict(device_ids=[local]) if dist.get_backend() == 'nccl' else {}))   # every process calls this: one that skipped it would leave the others waiting
+    if local != 0: res = f(False)
     return res
 
 def cache_path(w:Weights)->Path:
@@ -162,12 +160,8 @@ def _torch_hub(w:Weights, progress:bool, first:bool)->Path:
     finally: socket.setdefaulttimeout(old)
     return fn
 
-_hub_files = {}   # (repository, revision, cache) -> the file: the Hub is asked once per process
-
 def _hub(w:Weights, first:bool)->Path:
     "The Hub's cached file of `w`, fetched by `hf_hub_download` (on this node's first process; the others read the cache)"
-    key = (w.repo, w.revision, huggingface_hub.constants.HF_HUB_CACHE)
-    if key in _hub_files and _hub_files[key].is_file(): return _hub_files[key]
     remote, err = [], None
     for f in w.files:
         try: p = Path(hf_hub_download(w.repo, f, revision=w.revision, local_files_only=not first)); break
@@ -181,7 +175,6 @@ def _hub(w:Weights, first:bool)->Path:
         why = ('HF_HUB_OFFLINE is set, so nothing is fetched' if _offline() else "this node's first process did not leave them there" if not first
                else f'the Hub at {huggingface_hub.constants.ENDPOINT} could not be reached ({type(err.__cause__ or err).__name__})')
         raise _missing(w, why)
-    _hub_files[key] = p
     return p
 
 # %% ../nbs/02f_weights.ipynb #ccb369fc
@@ -194,13 +187,17 @@ def file_sha256(fn:Path|str)->str:
     st = Path(fn).stat()
     return _sha256(str(Path(fn).resolve()), st.st_size, st.st_mtime_ns)
 
+_fetched = {}   # (source, URL or repository, revision, cache) -> file: what this process fetched; a run builds its learner at every stage
+
 def fetch_weights(w:Weights|None, # From `find_weights`
                   progress:bool=True, # torch.hub's progress bar, on the process that downloads
                  )->Weights|None:
     "`w` with its local file and its SHA-256: fetched into its library's cache by each node's first process, read from the cache by the others and offline"
     if w is None: return None
-    if w.source == 'torch.hub': w.path = local_first(lambda first: _torch_hub(w, progress, first))
-    elif w.source == 'hf': w.path = local_first(lambda first: _hub(w, first))
+    if w.source in ('torch.hub', 'hf'):
+        key = (w.source, w.url or w.repo, w.revision, str(cache_path(w)))
+        if key not in _fetched: _fetched[key] = local_first(lambda first: _torch_hub(w, progress, first) if w.source == 'torch.hub' else _hub(w, first))
+        w.path = _fetched[key]
     elif not Path(w.path).is_file(): raise FileNotFoundError(f'pretrained weights file {w.path} does not exist: give an existing file, or pretrained=False (--pretrained false)')
     w.path, w.sha256 = Path(w.path), file_sha256(w.path)
     return w
