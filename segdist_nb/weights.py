@@ -69,7 +69,7 @@ def _timm_weights(name:str, spec:str)->Weights|None:
 
 def find_weights(pretrained, # True or 'imagenet', False, a file, a URL, a timm tag, 'hf-hub:REPO', or an earlier run's folder or model.pkl
                  arch:str|Callable='resnet34', # The encoder (`--arch`)
-                 decoder:str='fastai', # The architecture (`--decoder`): SMP's own encoders take SMP's weights
+                 decoder:str='unet', # The architecture (`--decoder`, default SMP's U-Net as `seg_learner`'s): SMP's own encoders take SMP's weights
                 )->Weights|None:
     "The weights `pretrained` names for `arch` under `decoder`, found with no network call; None to train from scratch"
     if isinstance(pretrained, Weights): return pretrained
@@ -97,9 +97,10 @@ def find_weights(pretrained, # True or 'imagenet', False, a file, a URL, a timm 
         sets = smp.encoders.encoders[enc]['pretrained_settings']
         s = sets.get('imagenet' if default else spec)
         if s is not None: return Weights('hf', f"{s['repo_id']} (segmentation_models.pytorch)", spec, repo=s['repo_id'], revision=s['revision'], files=('model.safetensors',))
-    elif tn is None:   # a torchvision model under the seed's U-Net: torchvision's weights, through torch.hub, as fastai's unet_learner
-        ws = torchvision.models.get_model_weights(arch_name(arch))
-        w = ws.DEFAULT if default else ws.__members__.get(spec)
+    if tn is None and not (default and enc is not None):   # torchvision's weights through torch.hub, as fastai's unet_learner (under SMP's decoders: by name)
+        try: ws = torchvision.models.get_model_weights(arch_name(arch))
+        except ValueError: ws = None   # SMP's encoders that torchvision does not have
+        w = None if ws is None else ws.DEFAULT if default else ws.__members__.get(spec)
         if w is not None: return Weights('torch.hub', f'{w} (torchvision)', spec, url=w.url)
     base = tn or arch_name(arch)
     w = _timm_weights(base if default else spec if '.' in spec else f"{base.split('.')[0]}.{spec}", spec)
