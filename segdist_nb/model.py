@@ -20,12 +20,13 @@ from .losses import *
 from .encoders import *
 from .speed import *
 from .decoders import *
+from .weights import *
 import timm
 
 # %% auto #0
 __all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'cpu_bf16',
-           'seg_precision', 'precision_note', 'SegMixedPrecision', 'pretrained_file', 'load_encoder', 'seg_opt',
-           'DeviceSmoothLoss', 'BarProgressCallback', 'HostLosses', 'sync_free', 'dls_bands', 'seg_learner']
+           'seg_precision', 'precision_note', 'SegMixedPrecision', 'body_weights', 'load_encoder', 'check_pretrained',
+           'seg_opt', 'DeviceSmoothLoss', 'BarProgressCallback', 'HostLosses', 'sync_free', 'dls_bands', 'seg_learner']
 
 # %% ../nbs/03_model.ipynb #89ded331
 def dls_codes(dls:DataLoaders)->list|None:
@@ -138,28 +139,18 @@ class SegMixedPrecision(MixedPrecision):
         self.autocast, self.learn.scaler, self.scales = torch.autocast(dev.type, dtype=torch.bfloat16), torch.amp.GradScaler(dev.type, enabled=False), L()
 
 # %% ../nbs/03_model.ipynb #49792ffd
-def pretrained_file(arch:Callable|str, # A torchvision architecture (e.g. `resnet34`) or a timm model's name
-                    pretrained:bool|str|Path, # False, True (torch's local cache; torchvision only) or a file
-                   )->Path|None:
-    "The local file that holds `arch`'s pretrained weights, or None; a clear error where it is missing"
-    if pretrained is False or pretrained is None: return None
-    tn = timm_name(arch)
-    if tn is not None:
-        if pretrained is True: raise ValueError(f'timm encoder {tn}: its weights come from a local file here, never a download: '
-                                                f'pass the file (--pretrained FILE, pretrained=PATH), or pretrained=False')
-    elif isinstance(arch, str): arch = getattr(torchvision.models, arch)
-    if pretrained is True:
-        try: url = torchvision.models.get_model_weights(arch.__name__).DEFAULT.url
-        except Exception: raise ValueError(f'no default pretrained weights are known for {arch}: pass a file, or pretrained=False')
-        fn = Path(torch.hub.get_dir())/'checkpoints'/Path(url).name
-        if not fn.is_file(): raise FileNotFoundError(
-            f'pretrained weights for {arch.__name__} are not in the local cache: put {Path(url).name} (from {url}) at {fn}, '
-            f'pass the file with pretrained=PATH, or train from scratch with pretrained=False. Nothing is downloaded.')
-        return fn
-    fn = Path(pretrained)
-    if not fn.is_file(): raise FileNotFoundError(f'pretrained weights file {fn} does not exist: give the path of a saved '
-                                                 f'state dict of {arch_name(arch)}, or pretrained=False')
-    return fn
+def body_weights(arch:Callable, # A torchvision architecture fastai can cut (e.g. `resnet34`)
+                 fn:Path|str, # A state dict of the whole model (its classifier may be missing)
+                )->dict:
+    "The state dict of `arch`'s encoder (fastai's `cut_model`) from `fn`; refused, naming the keys, when the file does not fit"
+    m = arch(weights=None)
+    cut = model_meta.get(arch, {}).get('cut', None) or len(list(m.children())) - 2
+    keep = [n for n, _ in m.named_children()][:cut] if isinstance(cut, int) else [n for n, _ in m.named_children()]
+    sd, own = read_weights(fn), m.state_dict()
+    need = [k for k in own if k.split('.')[0] in keep]
+    check_fit(sd, own, need, f'{fn} does not fit torchvision model {arch.__name__}')
+    m.load_state_dict({k: sd[k] for k in need}, strict=False)
+    return cut_model(m, cut).state_dict()
 
 # %% ../nbs/03_model.ipynb #0aff7a4b
 def load_encoder(learn:Learner, # A U-Net learner whose encoder is `learn.model[0]`
@@ -167,12 +158,28 @@ def load_encoder(learn:Learner, # A U-Net learner whose encoder is `learn.model[
                  fn:Path, # State dict of `arch`
                 ):
     "Fill the U-Net's encoder from a state dict of the whole `arch`, then freeze it like fastai does for pretrained models"
-    m = arch(weights=None)
-    sd = torch.load(fn, map_location='cpu', weights_only=True)
-    try: m.load_state_dict(sd)
-    except RuntimeError as e: raise ValueError(f'{fn} is not a state dict of {arch.__name__}: {str(e)[:300]}') from None
-    body = cut_model(m, model_meta.get(arch, {}).get('cut', None) or len(list(m.children())) - 2)
-    learn.model[0].load_state_dict(adapt_in_chans(body.state_dict(), learn.model[0].state_dict()))   # other than 3 bands: timm's adaptation
+    learn.model[0].load_state_dict(adapt_in_chans(body_weights(arch, fn), learn.model[0].state_dict()))   # other than 3 bands: timm's adaptation
+    learn.freeze()
+
+def check_pretrained(w:Weights|None, # Fetched weights (`fetch_weights`), or None
+                     arch:str|Callable, # The encoder
+                     decoder:str, # The decoder
+                     n_out:int, # Classes
+                     n_in:int=3, # Input bands
+                    ):
+    "Refuse weights that do not fit the model, naming the keys (or the earlier run's model), before a run starts: only the encoder is built"
+    if w is None: return
+    decoder, tn = check_decoder(decoder), timm_name(arch)
+    if w.source == 'run': check_run(read_run(w.path), arch, decoder)
+    elif decoder != 'fastai': smp_model(decoder, arch, n_out, n_in, w.path)
+    elif tn is not None: timm_body(tn, w.path, n_in)
+    else: body_weights(arch if callable(arch) else getattr(torchvision.models, arch), w.path)
+
+def _fine_tune(learn:Learner, dls:DataLoaders, w:Weights, codes:list, arch, decoder:str):
+    "Fill `learn`'s model from the earlier run `w` (chapter 02f's `load_run`), normalise as it did, freeze the encoder"
+    run = read_run(w.path)
+    load_run(learn.model, run, codes, arch, decoder)
+    if run.stats is not None and _pictures(dls): _encoder_norm(dls, run.stats, str(w.path))   # its pictures' statistics
     learn.freeze()
 
 # %% ../nbs/03_model.ipynb #8372d40f
@@ -252,24 +259,24 @@ def dls_bands(dls:DataLoaders)->int:
 
 def _pictures(dls)->bool: return batch_part(dls, ScaleBands) is None
 
-def _timm_learner(dls, name, n, fn, self_attention, **kwargs)->Learner:
+def _timm_learner(dls, name, n, fn, self_attention, wstats=None, **kwargs)->Learner:
     "fastai's `unet_learner`, on a timm encoder: `DynamicUnet`, `Learner` with the encoder's parameter groups, the encoder's normalisation"
     lk = _learner_kwargs(kwargs)
     model, at, stats = timm_unet(name, n, dls.one_batch()[0].shape[-2:], fn, n_in=dls_bands(dls), self_attention=self_attention, **kwargs)
     learn = Learner(dls, model, splitter=partial(unet_split, at=at), moms=(0.95, 0.85, 0.95), **lk)   # unet_learner's moms
     if fn is not None:
-        if _pictures(dls): _encoder_norm(dls, stats, name)   # bands at their depth keep their own statistics
+        if _pictures(dls): _encoder_norm(dls, ifnone(wstats, stats), name)   # bands at their depth keep their own statistics
         learn.freeze()
     return learn
 
-def _smp_learner(dls, decoder, arch, n, fn, **kwargs)->Learner:
+def _smp_learner(dls, decoder, arch, n, fn, wstats=None, **kwargs)->Learner:
     "An SMP architecture on `arch` (chapter `02e_decoders`) in a `Learner` with its parameter groups, as `unet_learner` makes one"
     lk = _learner_kwargs(kwargs)
     if kwargs: raise ValueError(f"{sorted(kwargs)}: options of fastai's unet_learner, which decoder={decoder!r} does not take")
     learn = Learner(dls, smp_model(decoder, arch, n, dls_bands(dls), fn), splitter=smp_split, moms=(0.95, 0.85, 0.95), **lk)
     tn = timm_name(arch)
     if fn is not None:
-        if tn is not None and _pictures(dls): _encoder_norm(dls, (timm.get_pretrained_cfg_value(tn, 'mean'), timm.get_pretrained_cfg_value(tn, 'std')), tn)
+        if tn is not None and _pictures(dls): _encoder_norm(dls, ifnone(wstats, (timm.get_pretrained_cfg_value(tn, 'mean'), timm.get_pretrained_cfg_value(tn, 'std'))), tn)
         learn.freeze()
     return learn
 
@@ -277,7 +284,7 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
                 arch:str|Callable='resnet34', # Encoder: a torchvision ResNet (name or function), a timm model name, or 'timm:NAME'
                 void:int|str|None=None, # Void class (index or name); excluded from IoU and from the accuracy `acc_clss`
                 weights:list|str|None=None, # Class weights: a list, 'median_freq', or None
-                pretrained:bool|str|Path=False, # False, True (torch's local cache; torchvision) or a weights file
+                pretrained:bool|str|Path=False, # False (from scratch), True/'imagenet' (fetched and cached), a weights file, a timm tag, or an earlier run (`find_weights`)
                 precision:str='auto', # 'auto', 'fp32', 'fp16' or 'bf16'
                 wd:float=1e-2, # Weight decay (the seed's)
                 ignore_void:bool=False, # Also leave void pixels out of the loss (pixels of `ignore:` values always are)
@@ -297,14 +304,17 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
     w = class_weights(dls, weights, void)
     wt = tensor(w).float() if w is not None else None
     lf = seg_loss(loss, n, wt, void, ignore_void, loss_weights)   # `ignore:` pixels (255) count in no loss
-    fn, tn = pretrained_file(arch, pretrained), timm_name(arch)
+    pw = fetch_weights(find_weights(pretrained, arch, decoder))   # chapter 02f: None to train from scratch
+    fn, tn, ws = (pw.path if pw is not None and pw.source != 'run' else None), timm_name(arch), pw.stats if pw is not None else None
     kw = dict(loss_func=lf, metrics=ifnone(metrics, seg_metrics(n, void)), wd=wd, opt_func=opt_func, **kwargs)
-    if decoder != 'fastai': learn = _smp_learner(dls, decoder, arch, n, fn, **kw)
-    elif tn is not None: learn = _timm_learner(dls, tn, n, fn, self_attention, **kw)
+    if decoder != 'fastai': learn = _smp_learner(dls, decoder, arch, n, fn, ws, **kw)
+    elif tn is not None: learn = _timm_learner(dls, tn, n, fn, self_attention, ws, **kw)
     else:
         if isinstance(arch, str): arch = getattr(torchvision.models, arch)
         learn = unet_learner(dls, arch, pretrained=False, self_attention=self_attention, n_in=dls_bands(dls), **kw)
         if fn is not None: load_encoder(learn, arch, fn)
+    if pw is not None and pw.source == 'run': _fine_tune(learn, dls, pw, codes, arch, decoder)
+    learn.weights_from = weights_record(pw, codes)   # model.pkl carries it
     learn.model.register_buffer('class_weights', wt if wt is not None else torch.ones(n))
     learn.codes, learn.void, learn.arch_name, learn.precision = codes, void, arch_name(arch), seg_precision(precision, dls.device)
     learn.loss_name, learn.decoder = loss, decoder

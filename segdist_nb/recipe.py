@@ -18,8 +18,9 @@ from .cache import *
 from .split import FileSplitter
 from .metrics import *
 from .losses import check_loss
-from .encoders import timm_name, timm_body
-from .decoders import check_decoder, check_sizes, smp_model
+from .encoders import timm_name
+from .weights import find_weights, fetch_weights, weights_record, no_weights
+from .decoders import check_decoder, check_sizes
 from .model import *
 from .speed import compile_backends
 from .distributed import *
@@ -46,7 +47,7 @@ default_config = dict(
     arch='resnet34',        # encoder: a torchvision ResNet, any timm model whose features are a chain of stages, or 'timm:NAME'
     decoder='unet',         # an SMP architecture (unet, fpn, deeplabv3plus, segformer, ...) or fastai (the seed's self-attention DynamicUnet)
     aug=None,               # augmentation preset: seed (any orientation: tiles), scene (a fixed up), none; default the data set's aug:, else seed
-    pretrained=False,       # False, True (torch's local cache; torchvision) or a weights file
+    pretrained=True,        # True/imagenet (the encoder's ImageNet weights, fetched and cached), false, a weights file, a timm tag, or an earlier run (chapter 02f)
     void=None,              # void class, index or name; default: the data set's (void: in data.yaml)
     weights=None,           # class weights: a list, 'median_freq' or None
     ignore_void=False,      # also leave void pixels out of the loss
@@ -203,12 +204,10 @@ def plan_run(cfg:dict, # A config (see `default_config`)
         else: check_spec(spec, splits=use)
     if not fns: raise DataError([f"{spec.splits['train'].images} holds no image files: put the images there, or pass --images"], str(spec.root))
     void = void_idx(ifnone(cfg['void'], spec.void), codes)
-    arch, tn = cfg['arch'], timm_name(cfg['arch'])
-    fn = pretrained_file(arch, cfg['pretrained'])
-    if cfg['decoder'] != 'fastai':   # sizes it cannot take, and a weights file that does not fit, are refused now, not at a later stage
+    arch = cfg['arch']
+    timm_name(arch)   # an unknown encoder is refused first
+    if cfg['decoder'] != 'fastai':   # sizes it cannot take are refused now, not at a later stage
         check_sizes(cfg['decoder'], arch, {f"stage {st['name']}": st['sz'] for st in cfg['stages']}, spec.imagery.n_in)
-        if fn is not None: smp_model(cfg['decoder'], arch, len(codes), spec.imagery.n_in, fn)
-    elif tn is not None and fn is not None: timm_body(tn, fn, spec.imagery.n_in)
     check_weights(cfg['weights'], codes)
     nt = len(spec.files('train'))
     splits = (L(range(nt)), L(range(nt, len(fns)))) if spec.has_valid else ifnone(_splitter(cfg), default_splitter(spec.root, fns))(fns)
@@ -218,7 +217,9 @@ def plan_run(cfg:dict, # A config (see `default_config`)
         if len(splits[0]) // ws < st['bs']:
             raise ValueError(f"stage {st['name']}: batch size {st['bs']} is larger than each process's share of the training set "
                              f"({len(splits[0])} images / {ws} process(es) = {len(splits[0]) // ws}): lower --bs or use fewer processes")
-    ck, meta, ck_fn = None, dict(arch=cfg['arch'], decoder=cfg['decoder'], n_classes=len(codes)), out/'ckpt'/'last.pth'
+    pw = fetch_weights(find_weights(cfg['pretrained'], arch, cfg['decoder']))   # after the cheap checks: fetched now, by each node's first process (chapter 02f)
+    check_pretrained(pw, arch, cfg['decoder'], len(codes), spec.imagery.n_in)   # weights that do not fit are refused now
+    ck, meta, ck_fn = None, dict(arch=cfg['arch'], decoder=cfg['decoder'], n_classes=len(codes), weights=weights_record(pw, codes)), out/'ckpt'/'last.pth'
     if resume or restarted:
         ck, why = resume_point(ck_fn)
         if ck is not None:
@@ -250,7 +251,7 @@ def plan_run(cfg:dict, # A config (see `default_config`)
                                   f'folder, or choose another --out')
         if is_output(out) and json.loads((out/output_marker).read_text()).get('by') != 'train.py':
             raise FileExistsError(f'{out} holds the outputs of {json.loads((out/output_marker).read_text())["by"]}: choose another --out')
-    return AttrDict(data=spec, codes=codes, void=void, arch=arch, ck=ck, meta=meta, fns=fns, use=use, splits=splits)
+    return AttrDict(data=spec, codes=codes, void=void, arch=arch, ck=ck, meta=meta, fns=fns, use=use, splits=splits, weights=meta['weights'])
 
 # %% ../nbs/04d_recipe.ipynb #0451cfb1
 def _learner(cfg, st, data, out, arch, void, weights, cache=None):
@@ -258,7 +259,7 @@ def _learner(cfg, st, data, out, arch, void, weights, cache=None):
     learn = seg_learner(dls, arch, void=void, weights=weights, ignore_void=cfg['ignore_void'], pretrained=cfg['pretrained'],
                         loss=cfg['loss'], loss_weights=cfg['loss_weights'], decoder=cfg['decoder'],
                         precision=cfg['precision'], channels_last=cfg['channels_last'], compile=cfg['compile'], wd=st.get('wd', 1e-2), path=out, model_dir='models')
-    if st.get('freeze', False) and cfg['pretrained']: learn.freeze()
+    if st.get('freeze', False) and not no_weights(cfg['pretrained']): learn.freeze()
     else: learn.unfreeze()
     return learn
 
@@ -371,7 +372,7 @@ def train(cfg:dict, # A config (see `default_config`)
         print0(f"resuming {out} after epoch {m['epoch'] + 1}/{m['n_epoch']} of stage {m['stage']} ({cfg['stages'][m['stage']]['name']})")
     if rank == 0:
         (out/'config.json').write_text(json.dumps(dict(cfg, data=str(data.file or data.root), dataset=data.to_dict(), void=void,
-                                                       world_size=max(1, num_distrib())), indent=1, default=str))
+                                                       world_size=max(1, num_distrib()), weights_from=p.weights), indent=1, default=str))
         if ck is not None: trim_log(out/'metrics.csv', ck['meta'])
     weights = cfg['weights']
     if weights == 'median_freq':

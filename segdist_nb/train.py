@@ -36,7 +36,8 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--decoder', type=str.lower, choices=decoders, metavar='DECODER',
                    help=f"an architecture of segmentation_models.pytorch: {', '.join(decoders[1:])} (default unet), or fastai (the seed's self-attention DynamicUnet)")
     p.add_argument('--aug', choices=list(aug_presets), help="augmentation preset: seed (the seed's: any orientation, for tiles), scene (a fixed up: horizontal flips, scale jitter), none")
-    p.add_argument('--pretrained', help="'false', 'true' (torch's local cache; torchvision) or a weights file (a state dict, or a timm checkpoint)")
+    p.add_argument('--pretrained', help="true (the default: the encoder's ImageNet weights, fetched into torch's or the Hugging Face cache, read from it offline), "
+                                        "false (from scratch), a weights file, a timm tag (resnet50.a1_in1k) or hf-hub:REPO, or an earlier run's folder or model.pkl (fine-tuning)")
     p.add_argument('--loss', help="ce (the seed's weighted cross-entropy), dice, focal, or a sum such as ce+dice")
     p.add_argument('--loss-weights', help="weights of a sum's terms, comma-separated (e.g. 1,0.5 for ce+dice); default 1 each")
     p.add_argument('--monitor', choices=monitor_choices, help="what picks each stage's best weights and the final model (default valid_loss, the seed's)")
@@ -77,7 +78,7 @@ def config_from_args(argv:list|None=None)->tuple:
         v = getattr(a, k)
         if v is not None: cfg[k] = v
     if isinstance(cfg['void'], str) and cfg['void'].isdigit(): cfg['void'] = int(cfg['void'])
-    if a.pretrained is not None: cfg['pretrained'] = {'false': False, 'true': True}.get(a.pretrained.lower(), a.pretrained)
+    if a.pretrained is not None: cfg['pretrained'] = {'false': False, 'none': False, 'true': True}.get(a.pretrained.lower(), a.pretrained)
     if a.weights is not None:
         w = a.weights.lower()
         cfg['weights'] = None if w == 'none' else 'median_freq' if w == 'median_freq' else [float(o) for o in a.weights.split(',')]

@@ -56,7 +56,7 @@ def main():
             row = dict(row=name, decoder='unet (plain PyTorch DDP loop)', aug='hflip + lighting', loss='ce+dice', wall_s=wall, epochs=info['epochs'],
                        valid_miou=info['best_valid_miou'])
         else:
-            cfg = dict(arch='resnet18', weights='median_freq', monitor='miou', **{'stages': stages([1e-4, 1e-3]), **ROWS[name]})
+            cfg = dict(arch='resnet18', pretrained=False, weights='median_freq', monitor='miou', **{'stages': stages([1e-4, 1e-3]), **ROWS[name]})
             (out/f'{name}_cal.yaml').write_text(yaml.safe_dump(dict(cfg, stages=[dict(s, epochs=1) for s in cfg['stages']])))
             cal = out/f'{name}_cal'
             wall1 = run([*launch, ROOT/'train.py', '--config', out/f'{name}_cal.yaml', '--data', a.data, '--out', cal, '--cache'], out/f'{name}_cal.log')
