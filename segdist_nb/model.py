@@ -201,6 +201,8 @@ class DeviceSmoothLoss(AvgSmoothLoss):
 
 class BarProgressCallback(ProgressCallback):
     "fastai's progress bars, with the smoothed loss read into the comment at most once a second instead of every batch"
+    @property
+    def name(self): return 'progress'   # as `ProgressCallback`, so that `learn.no_bar()` and `detach_distributed` find it
     def after_batch(self):
         self.pbar.update(self.iter + 1)
         t = time.monotonic()

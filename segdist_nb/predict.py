@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/predict.html.md"""
 
 # %% ../nbs/05b_predict.ipynb #2135db9b
 from __future__ import annotations
-import argparse, contextlib, importlib.util, inspect, io, json, sys, warnings
+import argparse, contextlib, importlib.util, inspect, io, json, os, sys, warnings
 from pathlib import Path
 import numpy as np, torch, tifffile
 import torch.nn.functional as F
@@ -421,8 +421,12 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
     for fn, img, mask in predict_masks(m, list(plan), bs, tta, tile, overlap, sz, skipped=skipped):
         dst = plan[fn]
         dst.parent.mkdir(parents=True, exist_ok=True)
-        if dst.suffix == '.tif': write_geotiff(mask, fn, dst, pal)   # a GeoTIFF in, a GeoTIFF out: the same coordinates
-        else: palette_png(mask, pal).save(dst)
+        tmp = dst.with_name(dst.name + '.tmp')   # whole or not at all: an interrupt leaves no torn mask
+        try:
+            if dst.suffix == '.tif': write_geotiff(mask, fn, tmp, pal)   # a GeoTIFF in, a GeoTIFF out: the same coordinates
+            else: palette_png(mask, pal).save(tmp, format='PNG')
+            os.replace(tmp, dst)
+        finally: tmp.unlink(missing_ok=True)
         written.append(dst)
         if overlay_:
             o = out/'overlay'/dst.relative_to(out.absolute()).with_suffix('.jpg')
