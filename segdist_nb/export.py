@@ -19,7 +19,8 @@ from .predict import NormalizedModel, OnnxModel, onnx_proto, load_model, image_b
 from .evaluate import image_confusion
 
 # %% auto #0
-__all__ = ['onnx_agreement', 'export_onnx', 'calib_files', 'quantize_int8', 'segdist_export']
+__all__ = ['int8_limits', 'onnx_agreement', 'export_onnx', 'calib_files', 'int8_scores', 'int8_verdict', 'quantize_int8',
+           'segdist_export']
 
 # %% ../nbs/05d_export.ipynb #d16f39a7
 def onnx_agreement(module:nn.Module, # The PyTorch module that was exported
@@ -81,18 +82,60 @@ def calib_files(data:Path|str, # A labelled data set (folder or description)
     t, v = default_splitter(spec.root, fns)(fns)
     return list(fns[t]), list(fns[v]), spec
 
-def _miou(cm, void): st = SegStats(len(cm), void); st.cm = torch.as_tensor(cm); return float(seg_metric_fns['miou'](st))
+def int8_scores(f32, # The fp32 model (`OnnxModel`)
+                i8, # The int8 one
+                val:list, # Validation images
+                gm:Callable, # Image -> its true mask (class indices)
+                bs:int=8, # Images per batch
+                sure:float=0.9, # fp32's class probability from which a pixel counts as one it is sure of
+               )->dict:
+    "fp32's and int8's masks of `val` side by side: the mean IoU and each class's IoU of both, their agreement, and the share of the pixels fp32 is sure of whose class int8 changes"
+    n = len(f32.codes)
+    cm32, cm8, agree, tot, n_sure, flips = np.zeros((n, n), np.int64), np.zeros((n, n), np.int64), 0, 0, 0, 0
+    for (fn, _, p), (_, _, q) in zip(predict_masks(f32, val, bs, progress=False, probs=True), predict_masks(i8, val, bs, progress=False, probs=True)):
+        a, b, t = p.argmax(0).numpy(), q.argmax(0).numpy(), gm(fn)
+        cm32 += image_confusion(a, t, n); cm8 += image_confusion(b, t, n)
+        s = (p.max(0).values >= sure).numpy()
+        agree += int((a == b).sum()); tot += a.size; n_sure += int(s.sum()); flips += int(((a != b) & s).sum())
+    iou = lambda cm: _stats(cm, f32.void).per_class().set_index('cls').iou
+    i32, i8_ = iou(cm32), iou(cm8)
+    cls = [c for c in range(n) if c != f32.void and cm32[c].sum() > 0]   # classes present in the validation masks
+    return dict(check_images=len(val), argmax_agreement=agree / tot, miou_fp32=_miou(cm32, f32.void), miou_int8=_miou(cm8, f32.void),
+                class_iou={f32.codes[c]: [float(i32[c]), float(i8_[c])] for c in cls}, sure=sure, sure_pixels=n_sure / tot,
+                sure_flips=flips / max(n_sure, 1))
+
+int8_limits = dict(max_miou_drop=0.005, max_class_drop=0.02, max_sure_flips=0.005)   # what `int8_verdict` allows, by default
+
+def int8_verdict(s:dict, # From `int8_scores`
+                 max_miou_drop:float=0.005, # Mean IoU: the most it may fall
+                 max_class_drop:float=0.02, # Each class's IoU: the most it may fall
+                 max_sure_flips:float=0.005, # The most of fp32's sure pixels whose class may change
+                 min_agree:float|None=None, # Optionally, the least share of all pixels that must agree (the old criterion)
+                )->list: # Why the int8 model is refused; empty when it is accepted
+    "What in `s` an int8 model may not do: lose mean IoU or a class's IoU beyond a tolerance, or change pixels fp32 is sure of; uncertain pixels may flip"
+    why = []
+    if s['miou_fp32'] - s['miou_int8'] > max_miou_drop: why.append(f"mean IoU falls from {s['miou_fp32']:.4f} to {s['miou_int8']:.4f} (more than {max_miou_drop})")
+    for c, (a, b) in s['class_iou'].items():
+        if a - b > max_class_drop: why.append(f"class {c!r}'s IoU falls from {a:.4f} to {b:.4f} (more than {max_class_drop})")
+    if s['sure_flips'] > max_sure_flips: why.append(f"{s['sure_flips']:.2%} of the pixels fp32 is {s['sure']:.0%} sure of change class (more than {max_sure_flips:.1%})")
+    if min_agree is not None and s['argmax_agreement'] < min_agree: why.append(f"{s['argmax_agreement']:.2%} of the pixels agree, under the {min_agree:.2%} asked")
+    return why
+
+def _stats(cm, void): st = SegStats(len(cm), void); st.cm = torch.as_tensor(cm); return st
+def _miou(cm, void): return float(seg_metric_fns['miou'](_stats(cm, void)))
 
 def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
                   data:Path|str, # The data set: training images calibrate, validation images check
                   n_calib:int=32, # Calibration images, drawn from the training images
-                  min_agree:float=0.99, # Refuse below this share of validation pixels whose class agrees with fp32
                   bs:int=8, # Batch size of the check
                   seed:int=0, # Which calibration images
                   images:str|None=None, # Image folder of today's layout
                   labels:str|None=None, # Mask path template of today's layout
+                  calib:list|None=None, # The calibration images themselves, instead of `n_calib` drawn from the training images
+                  keep_float:str='ends', # 'ends': the first and last convolutions stay in float (the image's input and the class scores); 'none': every one int8
+                  **limits, # Of `int8_verdict`: max_miou_drop, max_class_drop, max_sure_flips, min_agree
                  )->tuple: # (the int8 graph, what the check measured)
-    "Static int8 (QDQ) quantization of `g` with onnxruntime, calibrated on the data set's training images and checked on its validation images"
+    "Static int8 (QDQ) quantization of `g` with onnxruntime, calibrated on the data set's training images; refused when its validation masks lose quality"
     import onnx
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
@@ -101,7 +144,7 @@ def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
     if list(spec.codes) != list(f32.codes):
         raise ValueError(f"the model's classes {f32.codes} are not those of the data set {list(spec.codes)} ({data}): calibrate on the data it was trained on")
     if not val: raise ValueError(f'{data}: no validation images to check the int8 model on: give a data set with a validation split')
-    cal = [trn[i] for i in sorted(np.random.default_rng(seed).permutation(len(trn))[:n_calib])]
+    cal = calib if calib is not None else [trn[i] for i in sorted(np.random.default_rng(seed).permutation(len(trn))[:n_calib])]
     class Reader(CalibrationDataReader):
         def __init__(self): self.it = (dict(image=image_batch([f32.reader(f)[1]], f32.sz).numpy()) for f in cal)
         def get_next(self): return next(self.it, None)
@@ -110,23 +153,19 @@ def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
         lvl = logging.getLogger().level; logging.getLogger().setLevel(logging.ERROR)   # its notes on BatchNorms that no convolution precedes
         try:
             quant_pre_process(g, f'{d}/pre.onnx', skip_symbolic_shape=True)   # BatchNorm folded into convolutions, shapes inferred
+            convs = [n.name for n in onnx.load(f'{d}/pre.onnx').graph.node if n.op_type == 'Conv']
+            keep = [convs[0], convs[-1]] if keep_float == 'ends' and convs else []
             quantize_static(f'{d}/pre.onnx', f'{d}/int8.onnx', Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
-                            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+                            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, nodes_to_exclude=keep)
         finally: logging.getLogger().setLevel(lvl)
         q = onnx.load(f'{d}/int8.onnx')
-    i8, gm, n = OnnxModel(q, cpu=True), GetMask(spec.label_fn(), spec.reader), len(f32.codes)
-    cm32, cm8, agree, tot = np.zeros((n, n), np.int64), np.zeros((n, n), np.int64), 0, 0
-    for (fn, _, a), (_, _, b) in zip(predict_masks(f32, val, bs, progress=False), predict_masks(i8, val, bs, progress=False)):
-        t = gm(fn)
-        cm32 += image_confusion(a, t, n); cm8 += image_confusion(b, t, n)
-        agree += int((a == b).sum()); tot += a.size
-    res = dict(calibration_images=len(cal), check_images=len(val), argmax_agreement=agree / tot,
-               miou_fp32=_miou(cm32, f32.void), miou_int8=_miou(cm8, f32.void), min_agree=min_agree,
-               scheme='QDQ, int8 weights per channel, uint8 activations, MinMax calibration')
-    if res['argmax_agreement'] < min_agree:
-        raise ValueError(f"int8 agrees with fp32 on {res['argmax_agreement']:.2%} of {len(val)} validation images' pixels, under the "
-                         f"{min_agree:.0%} required (mean IoU fp32 {res['miou_fp32']:.4f}, int8 {res['miou_int8']:.4f}); nothing written: "
-                         f"calibrate on more images (--calib), or deploy the fp32 export")
+    res = int8_scores(f32, OnnxModel(q, cpu=True), val, GetMask(spec.label_fn(), spec.reader), bs)
+    lim = {**int8_limits, **limits}
+    res.update(calibration_images=len(cal), limits=lim, scheme=f"QDQ, int8 weights per channel, uint8 activations, MinMax calibration; "
+               f"{'first and last convolutions in float' if keep else 'every convolution int8'}")
+    if why := int8_verdict(res, **lim):
+        raise ValueError(f"int8 is refused on {len(val)} validation images: " + '; '.join(why) + f" (pixels agreeing with fp32: {res['argmax_agreement']:.2%}). "
+                         "Nothing written: calibrate on more images (--calib), or deploy the fp32 export")
     for p in g.metadata_props: q.metadata_props.add(key=p.key, value=p.value)
     q.metadata_props.add(key='int8', value=json.dumps(res))
     return q, res
@@ -140,15 +179,20 @@ def segdist_export(model:str, # A run's model.pkl
                    int8:bool=False, # Write a static int8 model (QDQ), calibrated on --data's training images, checked on its validation images
                    data:str=None, # With --int8: the data set the model was trained on
                    calib:int=32, # With --int8: calibration images
-                   min_agreement:float=0.99, # With --int8: refuse below this share of validation pixels agreeing with fp32
+                   max_miou_drop:float=0.005, # With --int8: refuse when the validation mean IoU falls by more
+                   max_class_drop:float=0.02, # With --int8: refuse when a class's validation IoU falls by more
+                   max_sure_flips:float=0.005, # With --int8: refuse when more of the pixels fp32 is 90% sure of change class
+                   min_agreement:float=None, # With --int8: also refuse below this share of validation pixels agreeing with fp32
                   ):
     "Export a trained segdist_nb model to ONNX (RGB 0..1 input, normalisation inside, class names in the metadata) and check it"
-    try: res = export_onnx(model, out, opset, check=not no_check, int8=int8, data=data, n_calib=calib, min_agree=min_agreement)
+    lim = dict(max_miou_drop=max_miou_drop, max_class_drop=max_class_drop, max_sure_flips=max_sure_flips, min_agree=min_agreement)
+    try: res = export_onnx(model, out, opset, check=not no_check, int8=int8, data=data, n_calib=calib, **(lim if int8 else {}))
     except (ValueError, OSError, ImportError) as e: print(f'segdist-export: error: {e}', file=sys.stderr); raise SystemExit(2)
     if 'max_abs_diff' in res: print(f"checked with onnxruntime: largest |ONNX - PyTorch| logit {res['max_abs_diff']:.2e}, argmax agreement "
                                     f"{res['argmax_agreement']:.4%} of pixels, at sizes {res['sizes']}")
     if 'int8' in res:
         q = res['int8']
-        print(f"int8 (calibrated on {q['calibration_images']} training images): its classes agree with fp32 on {q['argmax_agreement']:.2%} of the "
-              f"pixels of {q['check_images']} validation images; mean IoU fp32 {q['miou_fp32']:.4f}, int8 {q['miou_int8']:.4f}")
+        print(f"int8 (calibrated on {q['calibration_images']} training images), on {q['check_images']} validation images: mean IoU fp32 "
+              f"{q['miou_fp32']:.4f}, int8 {q['miou_int8']:.4f}; pixels agreeing {q['argmax_agreement']:.2%}, of those fp32 is 90% sure of "
+              f"{1 - q['sure_flips']:.2%}; {q['scheme']}")
     print(f'wrote {out}')

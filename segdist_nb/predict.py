@@ -309,10 +309,12 @@ def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `load_model`)
                   sz:int|tuple|None=None, # Size whole images are resized to; default: the model's training size
                   progress:bool=True, # Show a progress bar
                   skipped:list|None=None, # Images that cannot be read are noted here as (file, reason) and left out; None: raise
+                  probs:bool=False, # Yield each whole image's (C, H, W) class probabilities instead of its mask
                  ):
     "Yield (file, image, (H, W) uint8 mask) for each image file: resized whole to the training size, or by tiles"
     it = progress_bar(fns, leave=False) if progress and not fastprogress.fastprogress.NO_BAR else fns
     r = model.reader
+    if tile and probs: raise ValueError('probs=True is for whole images: leave tile out')
     if tile:
         for fn in it:
             got = open_image(r, fn, skipped)
@@ -325,7 +327,8 @@ def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `load_model`)
         imgs = [v for v, _ in got]
         p = _tta(model, image_batch([x for _, x in got], ifnone(sz, model.sz)), tta)
         for fn, im, pk in zip(chunk, imgs, p):
-            yield fn, im, F.interpolate(pk[None], size=(im.height, im.width), mode='bilinear', align_corners=False)[0].argmax(0).byte().cpu().numpy()
+            pk = F.interpolate(pk[None], size=(im.height, im.width), mode='bilinear', align_corners=False)[0]
+            yield fn, im, pk.cpu() if probs else pk.argmax(0).byte().cpu().numpy()
 
 # %% ../nbs/05b_predict.ipynb #64a5d545
 def check_predict_options(bs:int=8, # Images or windows per batch
