@@ -21,9 +21,9 @@ from fastai.distributed import rank0_first
 __all__ = ['synth_codes', 'output_marker', 'ignore_index', 'mask_layouts', 'aug_presets', 'make_synthetic', 'synthetic_once',
            'mark_output', 'is_output', 'say_once', 'image_files', 'DataError', 'read_codes', 'MaskPath', 'SplitMasks',
            'ReplaceInPath', 'MaskError', 'palette_colours', 'nearest_colour', 'lossy_palette', 'MaskReader', 'is_tiff',
-           'read_image', 'image_info', 'image_nodata', 'nodata_pixels', 'Imagery', 'imagery', 'resize_bands',
-           'check_root', 'layout_hint', 'check_pairs', 'sizes_message', 'check_data', 'seg_palette', 'SegAffine',
-           'seg_tfms', 'valid_txt_splitter', 'default_splitter', 'check_split']
+           'read_image', 'image_info', 'image_nodata', 'nodata_pixels', 'Imagery', 'imagery', 'nodata_ignored',
+           'resize_bands', 'check_root', 'layout_hint', 'check_pairs', 'sizes_message', 'check_data', 'seg_palette',
+           'SegAffine', 'seg_tfms', 'valid_txt_splitter', 'default_splitter', 'check_split']
 
 # %% ../nbs/00_data.ipynb #2f322ce6
 synth_codes = ['background', 'circle', 'square', 'triangle', 'void']
@@ -471,6 +471,18 @@ def imagery(fn:Path|str, # An image of the data set
     "The `Imagery` of the data set that `fn` is an image of, from its header"
     dt, n, _ = image_info(fn)
     return Imagery(dt, n, list(bands) if bands else None, is_tiff(fn), image_nodata(fn))
+
+# %% ../nbs/00_data.ipynb #de49aaeb
+def nodata_ignored(mask:np.ndarray, # (H, W) class indices of the image's mask
+                   img_fn:Path|str, # The image
+                   nodata:float|int|None, # Its nodata value
+                  )->np.ndarray:
+    "`mask` with `ignore_index` where the image has `nodata` in every band: no class, in no loss and no metric"
+    if nodata is None: return mask
+    nd = nodata_pixels(read_image(img_fn), nodata)
+    if nd.shape != mask.shape or not nd.any(): return mask   # a size mismatch is the check's to name
+    mask = np.array(mask); mask[nd] = ignore_index
+    return mask
 
 # %% ../nbs/00_data.ipynb #0f977beb
 def resize_bands(x:torch.Tensor, # (C, H, W) bands, or an (H, W) mask, any dtype

@@ -7,6 +7,7 @@ Docs: https://segdist.github.io/segdist_nb/dls.html.md"""
 # %% ../nbs/00c_dls.ipynb #b7ef206f
 from __future__ import annotations
 import os, queue, random, threading, weakref
+from collections import Counter
 from pathlib import Path
 import numpy as np, torch
 from fastcore.all import *
@@ -26,12 +27,14 @@ __all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'rank_device', 'SegBatch
 
 # %% ../nbs/00c_dls.ipynb #2cbfee58
 class GetMask:
-    "An image's mask as class indices: `label_fn` finds the file, `reader` reads it (a class: exported learners pickle it)"
+    "An image's mask as class indices: `label_fn` finds the file, `reader` reads it, ignored where the image is `nodata` (a class: exported learners pickle it)"
+    nodata = None   # a learner pickled before nodata was read
     def __init__(self, label_fn:Callable, # Image path -> mask path
                  reader:MaskReader, # How masks are read
+                 nodata:float|int|None=None, # The images' nodata value (`Imagery.nodata`): no class where every band has it
                 ): store_attr()
-    def __call__(self, o)->np.ndarray: return self.reader(self.label_fn(o))
-    def __repr__(self): return f'GetMask({self.label_fn!r}, {self.reader!r})'
+    def __call__(self, o)->np.ndarray: return nodata_ignored(self.reader(self.label_fn(o)), o, self.nodata)
+    def __repr__(self): return f'GetMask({self.label_fn!r}, {self.reader!r}' + (f', nodata={self.nodata}' if self.nodata is not None else '') + ')'
 
 # %% ../nbs/00c_dls.ipynb #8232e7e1
 class CacheDL(TfmdDL):
@@ -72,7 +75,13 @@ class CacheDL(TfmdDL):
         if self.cache is None: return super().create_batches(samps)
         rng = self._crop_rng   # bound now: an abandoned epoch still being made by the thread cannot draw the next epoch's windows
         return (self._gather(self.before_batch(b), rng) for b in self.chunkify(map(self.do_item, samps)))
-    def create_batch(self, b): return super().create_batch(b) if self.cache is None else self._gather(b, self._crop_rng)
+    def create_batch(self, b):
+        if self.cache is not None: return self._gather(b, self._crop_rng)
+        try: return super().create_batch(b)
+        except RuntimeError as e:   # fastai's collate: items of several sizes (the check, which names them first, was skipped)
+            szs = Counter(tuple(o[0].shape[-2:]) for o in b if hasattr(o[0], 'shape'))
+            if len(szs) > 1: raise DataError([sizes_message(szs) + ' (in one batch)']) from e
+            raise
     def _gather(self, b, rng:random.Random)->tuple:
         "The batch of items `b` from the cache: whole, or windows drawn from `rng`"
         rows = self.rows[np.asarray(b)]
@@ -136,8 +145,9 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
            )->DataLoaders:
     "The seed's segmentation `DataLoaders` for the data set `data`: its `train` split, validated on `valid` (or by today's rules)"
     spec = seg_spec(data, codes, label_fn, images)
-    use = ['train'] + (['valid'] if spec.has_valid else [])
-    if check: check_spec(spec, splits=use)
+    use, st = ['train'] + (['valid'] if spec.has_valid else []), {}
+    if check: check_spec(spec, splits=use, stats=st)
+    if item_sz is None and len(st.get('sizes') or {}) > 1: raise DataError([sizes_message(st['sizes'])], str(spec.file or spec.root))
     fns = [f for s in use for f in spec.files(s)]
     if spec.has_valid:
         if splitter is not None: raise ValueError(f'splitter= and the valid: split of {spec.file}: use one of them')
@@ -158,7 +168,7 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
         blocks = (TransformBlock(type_tfms=BandReader(im.bands)), TransformBlock(type_tfms=mask_tensor, item_tfms=AddMaskCodes(spec.codes)))
         item_tfms = [*([ResizeBands(item_sz)] if item_sz else []), *([CropBands(sz)] if crop else [])]
         batch_tfms = [SegBatch(sz, aug, Normalize.from_stats(stats['mean'], stats['std'], cuda=False), ScaleBands(stats['lo'], stats['hi'], im.bands))]
-    dblock = DataBlock(blocks=blocks, get_items=lambda _: fns, get_y=GetMask(lf, spec.reader), splitter=splitter, item_tfms=item_tfms, batch_tfms=batch_tfms)
+    dblock = DataBlock(blocks=blocks, get_items=lambda _: fns, get_y=GetMask(lf, spec.reader, im.nodata), splitter=splitter, item_tfms=item_tfms, batch_tfms=batch_tfms)
     kwargs.setdefault('dl_type', CacheDL)   # with a cache or without (`_cache_kwargs` gives it its cache)
     kwargs.setdefault('device', rank_device())   # under a launcher, the local rank's GPU, made current before anything touches one
     kwargs.setdefault('pin_memory', torch.device(kwargs['device']).type == 'cuda')
