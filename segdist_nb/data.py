@@ -22,8 +22,8 @@ __all__ = ['synth_codes', 'output_marker', 'ignore_index', 'mask_layouts', 'aug_
            'mark_output', 'is_output', 'say_once', 'image_files', 'DataError', 'read_codes', 'MaskPath', 'SplitMasks',
            'ReplaceInPath', 'MaskError', 'palette_colours', 'nearest_colour', 'lossy_palette', 'MaskReader', 'is_tiff',
            'read_image', 'image_info', 'image_nodata', 'nodata_pixels', 'Imagery', 'imagery', 'nodata_ignored',
-           'resize_bands', 'check_root', 'layout_hint', 'check_pairs', 'sizes_message', 'check_data', 'seg_palette',
-           'SegAffine', 'seg_tfms', 'valid_txt_splitter', 'default_splitter', 'check_split']
+           'resize_bands', 'check_root', 'layout_hint', 'check_pairs', 'sizes_text', 'sizes_message', 'check_data',
+           'seg_palette', 'SegAffine', 'seg_tfms', 'valid_txt_splitter', 'default_splitter', 'check_split']
 
 # %% ../nbs/00_data.ipynb #2f322ce6
 synth_codes = ['background', 'circle', 'square', 'triangle', 'void']
@@ -596,11 +596,16 @@ def check_pairs(fns:list, # Image files
                                     ': a data set has one depth and one band count; convert the others to it')
     return probs
 
+def sizes_text(sizes:Counter, # (height, width) -> number of images
+              )->str:
+    "The sizes of a data set's images, most common first: '2 different sizes (48x48 (7 files), 40x30 (1 file))'"
+    eg = ', '.join(f'{w}x{h} ({k} file{"s" * (k > 1)})' for (h, w), k in sizes.most_common(3))
+    return f'{len(sizes)} different sizes ({eg}{", ..." if len(sizes) > 3 else ""})'
+
 def sizes_message(sizes:Counter, # (height, width) -> number of images
                  )->str:
     "One message for images of several sizes, wherever they are found (the check, the cache, the loaders): the sizes, and the fix"
-    eg = ', '.join(f'{w}x{h} ({k} file{"s" * (k > 1)})' for (h, w), k in sizes.most_common(3))
-    return (f'the images have {len(sizes)} different sizes ({eg}{", ..." if len(sizes) > 3 else ""}): a batch needs one size: '
+    return (f'the images have {sizes_text(sizes)}: a batch needs one size: '
             f'resize every image and its mask to one with item_sz (--item-sz H,W for train.py and segdist-cache, item_sz= in Python, '
             f'item_sz: in a config; train.py without it resizes them to its largest stage size, and says so)')
 
