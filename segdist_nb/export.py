@@ -15,7 +15,7 @@ from .data import default_splitter
 from .dataset import load_data
 from .dls import GetMask
 from .metrics import SegStats, seg_metric_fns
-from .predict import NormalizedModel, OnnxModel, onnx_proto, load_model, image_batch, predict_masks, model_size
+from .predict import NormalizedModel, OnnxModel, onnx_proto, load_model, image_batch, predict_masks, model_size, check_inputs
 from .evaluate import image_confusion
 
 # %% auto #0
@@ -101,6 +101,7 @@ def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
     if list(spec.codes) != list(f32.codes):
         raise ValueError(f"the model's classes {f32.codes} are not those of the data set {list(spec.codes)} ({data}): calibrate on the data it was trained on")
     if not val: raise ValueError(f'{data}: no validation images to check the int8 model on: give a data set with a validation split')
+    check_inputs(f32, trn + val)   # calibrated and checked on images like the training images, or refused naming both
     cal = [trn[i] for i in sorted(np.random.default_rng(seed).permutation(len(trn))[:n_calib])]
     class Reader(CalibrationDataReader):
         def __init__(self): self.it = (dict(image=image_batch([f32.reader(f)[1]], f32.sz).numpy()) for f in cal)
@@ -114,7 +115,7 @@ def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
                             activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
         finally: logging.getLogger().setLevel(lvl)
         q = onnx.load(f'{d}/int8.onnx')
-    i8, gm, n = OnnxModel(q, cpu=True), GetMask(spec.label_fn(), spec.reader), len(f32.codes)
+    i8, gm, n = OnnxModel(q, cpu=True), GetMask(spec.label_fn(), spec.reader, spec.imagery.nodata), len(f32.codes)
     cm32, cm8, agree, tot = np.zeros((n, n), np.int64), np.zeros((n, n), np.int64), 0, 0
     for (fn, _, a), (_, _, b) in zip(predict_masks(f32, val, bs, progress=False), predict_masks(i8, val, bs, progress=False)):
         t = gm(fn)
