@@ -164,7 +164,7 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
         item_tfms, batch_tfms = [*([Resize(item_sz, method='squish')] if item_sz else []), *([RandomCrop(sz)] if crop else [])], [SegBatch(sz, aug)]
     else:
         tr = spec.files('train') if spec.has_valid else list(L(fns)[splitter(fns)[0]])
-        stats = ifnone(stats, getattr(spec, 'stats', None)) or band_stats(tr, im.bands, kwargs.get('cache'))   # a run computes them once (`DataSpec.stats`)
+        stats = ifnone(stats, getattr(spec, 'stats', None)) or band_stats(tr, im.bands, kwargs.get('cache'), nodata=im.nodata)   # a run computes them once (`DataSpec.stats`)
         blocks = (TransformBlock(type_tfms=BandReader(im.bands)), TransformBlock(type_tfms=mask_tensor, item_tfms=AddMaskCodes(spec.codes)))
         item_tfms = [*([ResizeBands(item_sz)] if item_sz else []), *([CropBands(sz)] if crop else [])]
         batch_tfms = [SegBatch(sz, aug, Normalize.from_stats(stats['mean'], stats['std'], cuda=False), ScaleBands(stats['lo'], stats['hi'], im.bands))]
@@ -337,23 +337,28 @@ class ScaleBands(DisplayedTransform):
         return ((x.float() - lo) / (hi - lo)).clamp(0, 1)
 
 def _img_stats(args)->np.ndarray:
-    "Per band of one image file: lowest, highest, sum, sum of squares, count (runs in a worker)"
-    fn, bands = args
-    a = read_image(fn, bands); a = a.reshape(-1, a.shape[2]).astype(np.float64)
+    "Per band of one image file, its nodata pixels left out: lowest, highest, sum, sum of squares, count (runs in a worker)"
+    fn, bands, nodata = args
+    full = read_image(fn); a = full if bands is None else full[..., [b - 1 for b in bands]]
+    nd = nodata_pixels(full, nodata)
+    a = (a if nd is None else a[~nd]).reshape(-1, a.shape[-1]).astype(np.float64)
+    if not len(a): return np.stack([np.full(a.shape[1], np.inf), np.full(a.shape[1], -np.inf), *np.zeros((3, a.shape[1]))])   # all nodata: counts nothing
     return np.stack([a.min(0), a.max(0), a.sum(0), (a * a).sum(0), np.full(a.shape[1], len(a))])
 
 def band_stats(fns:list, # The training images
                bands:list|None=None, # The bands kept, numbered from 1; None: all
                cache:SegCache|None=None, # Their cache, if there is one: read from its arrays instead of the files
                n_workers:int|None=None, # Reader processes for the files; default all cores for 64 images or more
+               nodata:float|int|None=None, # The images' nodata value: pixels with it in every band are left out
               )->dict: # lo, hi (raw values), mean, std (of the images scaled to 0..1), one figure per band
     "Per band, over the training images: the lowest and highest value, and the mean and standard deviation once scaled to 0..1 by them"
     if cache is not None:
         rows, parts = np.sort(cache.rows(fns)), []
         for i in range(0, len(rows), 64):
             a = np.asarray(cache.imgs[rows[i:i + 64]], np.float64).transpose(1, 0, 2, 3).reshape(cache.imgs.shape[1], -1).T
-            parts.append(np.stack([a.min(0), a.max(0), a.sum(0), (a * a).sum(0), np.full(a.shape[1], len(a))]))
-    else: parts = parallel(_img_stats, [(f, bands) for f in fns], n_workers=ifnone(n_workers, defaults.cpus if len(fns) >= 64 else 0), progress=False)
+            if nodata is not None: a = a[~nodata_pixels(a[None], nodata)[0]]   # the bands kept: nodata in every one of them
+            if len(a): parts.append(np.stack([a.min(0), a.max(0), a.sum(0), (a * a).sum(0), np.full(a.shape[1], len(a))]))
+    else: parts = parallel(_img_stats, [(f, bands, nodata) for f in fns], n_workers=ifnone(n_workers, defaults.cpus if len(fns) >= 64 else 0), progress=False)
     s = np.stack(parts)
     lo, hi, n = s[:, 0].min(0), s[:, 1].max(0), s[:, 4].sum(0)
     mean, var = s[:, 2].sum(0) / n, s[:, 3].sum(0) / n - (s[:, 2].sum(0) / n) ** 2

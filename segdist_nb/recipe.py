@@ -378,7 +378,7 @@ def train(cfg:dict, # A config (see `default_config`)
         cache = seg_cache(p.data.root, p.fns, p.data.label_fn(p.use), None if cfg['cache'] is True else cfg['cache'],
                           cfg['item_sz'], checked=p.codes if cfg['check'] else None, reader=p.data.reader, imagery=p.data.imagery) if cfg['cache'] else None
         if not p.data.imagery.plain:   # bands at their depth: their statistics, once for the run (recorded in config.json, carried by model.pkl)
-            p.data.stats = band_stats(p.data.files('train') if p.data.has_valid else [p.fns[i] for i in p.splits[0]], p.data.imagery.bands, cache)
+            p.data.stats = band_stats(p.data.files('train') if p.data.has_valid else [p.fns[i] for i in p.splits[0]], p.data.imagery.bands, cache, nodata=p.data.imagery.nodata)
             print0(f"{p.data.imagery}: bands scaled by their lowest and highest values over the training split, lo {p.data.stats['lo']}, hi {p.data.stats['hi']}")
         if rank == 0:
             try:
