@@ -147,7 +147,7 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
     spec = seg_spec(data, codes, label_fn, images)
     use, st = ['train'] + (['valid'] if spec.has_valid else []), {}
     if check: check_spec(spec, splits=use, stats=st)
-    if item_sz is None and len(st.get('sizes') or {}) > 1: raise DataError([sizes_message(st['sizes'])], str(spec.file or spec.root))
+    if item_sz is None and not crop and len(st.get('sizes') or {}) > 1: raise DataError([sizes_message(st['sizes'])], str(spec.file or spec.root))   # crops are one size (the cache still needs one)
     fns = [f for s in use for f in spec.files(s)]
     if spec.has_valid:
         if splitter is not None: raise ValueError(f'splitter= and the valid: split of {spec.file}: use one of them')

@@ -100,12 +100,16 @@ class LearnerModel:
                                for o in ((norm.mean, norm.std) if norm is not None else (0., 1.))]
         n = get_c(learn.dls) or len(learn.codes)
         self.codes, self.void, self.sz = getattr(learn, 'codes', None) or [str(i) for i in range(n)], getattr(learn, 'void', None), model_size(learn)
-        rec = getattr(learn, 'trained_on', None)
-        self.imagery, self.digests = model_imagery(learn), rec.digests if rec is not None else None   # what it trained on (`check_inputs`)
+        self.imagery = model_imagery(learn)   # what it trained on (`check_inputs`)
         self.reader = ImageReader(batch_part(learn.dls, ScaleBands), self.imagery.nodata)
         prec = getattr(learn, 'precision', 'fp32')
         self.amp, self.dtype = bf16 or (self.device.type == 'cuda' and prec in ('fp16', 'bf16')), torch.bfloat16 if bf16 or prec == 'bf16' else torch.float16
         if bf16: self.engine = 'torch bf16'
+    @property
+    def digests(self)->set|None:
+        "The `image_digest`s of its training images (its `TrainingRecord`), None when it records none"
+        rec = getattr(self.learn, 'trained_on', None)
+        return None if rec is None else rec.digests
     def probs(self, x:Tensor)->Tensor:
         "Class probabilities (N, C, H, W) of images `x` (N, bands, H, W) in 0..1"
         with torch.no_grad(), torch.autocast(self.device.type, dtype=self.dtype, enabled=self.amp):
