@@ -59,6 +59,7 @@ def cache_manifest(path:Path|str, # Data set root: file names are stored relativ
     man = dict(version=cache_version, size=None if size is None else list(_hw(size)), items=items)
     if reader is not None and not reader.plain: man['masks'] = repr(reader)   # another palette or ignore list: another cache
     if imagery is not None and not imagery.plain: man['imagery'] = repr(imagery)   # bands at their depth (and which bands): another cache
+    if imagery is not None and imagery.nodata is not None: man['nodata'] = imagery.nodata   # masks ignored where the images have it: another cache
     return man
 
 def cache_key(man:dict)->str:
@@ -102,8 +103,10 @@ def _fill(args)->list:
     try:
         for i, img_fn, msk_fn in rows:
             try:
-                if im is None or im.plain: img, msk = PILImage.create(root/img_fn), PILMask.create(root/msk_fn if reader is None else reader(root/msk_fn))
-                else: img, msk = torch.from_numpy(read_image(root/img_fn, im.bands).transpose(2, 0, 1).copy()), torch.from_numpy(reader(root/msk_fn))
+                m = np.asarray(PILMask.create(root/msk_fn)) if reader is None else reader(root/msk_fn)
+                if im is not None: m = nodata_ignored(m, root/img_fn, im.nodata)   # no class where the image is nodata
+                if im is None or im.plain: img, msk = PILImage.create(root/img_fn), PILMask.create(m)
+                else: img, msk = torch.from_numpy(read_image(root/img_fn, im.bands).transpose(2, 0, 1).copy()), torch.from_numpy(m)
             except Exception as e:   # the files were not checked (--no-check), or changed since
                 probs.append(f'{root/img_fn} or its mask {root/msk_fn} cannot be read ({type(e).__name__}: {e}): '
                              f'run segdist-check-data to find every such file, then fix or remove it'); continue
@@ -128,11 +131,7 @@ def _native_size(path:Path, items:list)->tuple:
     "The (height, width) that every image has, from the files' headers; `CacheError` if they differ"
     szs = Counter()
     for o in items: szs[image_info(path/o[0])[2]] += 1
-    if len(szs) > 1:
-        eg = ', '.join(f'{w}x{h} ({k} file{"s" * (k > 1)})' for (h, w), k in szs.most_common(3))
-        raise CacheError([f'the images have {len(szs)} different sizes ({eg}{", ..." if len(szs) > 3 else ""}): a native-size cache '
-                          f'needs one size; store them at one size with item_sz (train.py/segdist-cache --item-sz H,W), which '
-                          f'resizes every image and mask to it, as seg_dls(item_sz=...) does without a cache'], str(path))
+    if len(szs) > 1: raise CacheError([sizes_message(szs)], str(path))   # the message the check and the loaders give
     return first(szs)
 
 def _clean_tmp(dest:Path):

@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 import numpy as np, tifffile, torch
 import torch.nn.functional as F
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFilter
 from fastcore.all import *
 from fastai.data.all import *
 from fastai.vision.all import *
@@ -20,8 +20,9 @@ from fastai.distributed import rank0_first
 # %% auto #0
 __all__ = ['synth_codes', 'output_marker', 'ignore_index', 'mask_layouts', 'aug_presets', 'make_synthetic', 'synthetic_once',
            'mark_output', 'is_output', 'say_once', 'image_files', 'DataError', 'read_codes', 'MaskPath', 'SplitMasks',
-           'ReplaceInPath', 'MaskError', 'palette_colours', 'MaskReader', 'is_tiff', 'read_image', 'image_info',
-           'Imagery', 'imagery', 'resize_bands', 'check_root', 'layout_hint', 'check_pairs', 'check_data',
+           'ReplaceInPath', 'MaskError', 'palette_colours', 'nearest_colour', 'lossy_palette', 'MaskReader', 'is_tiff',
+           'read_image', 'image_info', 'image_nodata', 'nodata_pixels', 'Imagery', 'imagery', 'nodata_ignored',
+           'resize_bands', 'check_root', 'layout_hint', 'check_pairs', 'sizes_text', 'sizes_message', 'check_data',
            'seg_palette', 'SegAffine', 'seg_tfms', 'valid_txt_splitter', 'default_splitter', 'check_split']
 
 # %% ../nbs/00_data.ipynb #2f322ce6
@@ -232,9 +233,58 @@ def palette_colours(palette:list, # One entry per class: a grey level (0..255) o
         raise ValueError(f'palette {palette!r}: give one entry per class, a grey level 0..255 or an [r, g, b] colour')
     return np.array(cols, np.int64).reshape(-1, 3)
 
-def _fits(vals:list, n:int)->str:
-    "The palette: line that maps a few grey levels to `n` classes, when they fit"
-    return f' They look like grey levels, one per class: add palette: [{", ".join(map(str, vals))}] to data.yaml.' if 1 < len(vals) <= n else ''
+def nearest_colour(rgb:np.ndarray, # (k, 3) colours
+                   cols:np.ndarray, # (m, 3) palette colours
+                  )->tuple: # (index of the nearest palette colour, its difference), each (k,)
+    "Each colour's nearest palette colour by the largest difference of a channel (grey levels for greys), ties by the RGB distance"
+    d = np.abs(rgb[:, None, :].astype(np.int64) - cols[None].astype(np.int64))
+    dmax = d.max(-1)
+    j = (dmax * 200000 + (d * d).sum(-1)).argmin(1)   # 3 * 255**2 < 200000: the largest difference first, then the distance
+    return j, dmax[np.arange(len(rgb)), j]
+
+def _tol(t)->str: return 'nearest' if t == 'nearest' else f'{t:g}'
+
+# %% ../nbs/00_data.ipynb #afb77643
+def lossy_palette(counts:dict, # Pixel count of each value: a grey level, or an (r, g, b) colour
+                  radius:int=24, # Values within this many levels (in every channel) of a peak are its noise
+                  min_share:float=0.005, # A peak holds at least this share of the pixels, and 3 times the pixels of any value around it
+                 )->dict|None: # palette, tolerance, and how many pixels it moves; None when the values are not few peaks with noise
+    "The classes of lossy masks: the few dense values (peaks) are the palette, the sparse values around and between them noise"
+    if not counts: return None
+    keys = list(counts)
+    grey_in = not isinstance(keys[0], tuple)
+    cols = np.array([(k, k, k) if grey_in else k for k in keys], np.int64).reshape(-1, 3)
+    n = np.array([counts[k] for k in keys], np.int64)
+    o = np.argsort(-n, kind='stable'); cols, n = cols[o], n[o]
+    tot, cen, top = int(n.sum()), [], []
+    for i in np.flatnonzero(n >= min_share * tot):   # the most frequent value first
+        c, k = cols[i], n[i]
+        near = np.abs(np.array(cen) - c).max(1) if cen else np.array([radius + 1])
+        if near.min() <= radius:   # near a peak: its noise, much rarer than it (a dense neighbour is a class of index masks: 0, 1, 2, ...)
+            if k >= 0.25 * top[int(near.argmin())]: return None
+            continue
+        d = np.abs(cols - c).max(1)
+        if ((d > 0) & (d <= radius) & (3 * n > k)).any(): continue   # no peak: values around it nearly as frequent (a soft edge's levels)
+        cen.append(tuple(int(v) for v in c)); top.append(int(k))
+    if not cen or len(cen) == len(keys): return None
+    cen = np.array(cen, np.int64)
+    cen = np.array(sorted(map(tuple, np.where(cen <= 8, 0, np.where(cen >= 247, 255, cen)).tolist())), np.int64)   # JPEG's black is often 1, its white 254: 0 and 255 meant
+    j, d = nearest_colour(cols, cen)
+    need = int(d.max())
+    grey = bool((cen == cen[:, :1]).all())
+    pal = [int(c[0]) for c in cen] if grey else [[int(v) for v in c] for c in cen]
+    return dict(palette=pal, tolerance='nearest' if need > radius else need, values=len(keys), pixels=tot,
+                moved=int(n[d > 0].sum()), far=int(n[d > radius].sum()), shares=[float(n[(j == i) & (d <= radius)].sum() / tot) for i in range(len(cen))])
+
+# %% ../nbs/00_data.ipynb #d58dc1d1
+def _fits(a:np.ndarray, n:int)->str:
+    "The palette: (and tolerance:) lines that map the values of index mask `a` to `n` classes, when they fit"
+    vals = np.unique(a).tolist()
+    if 1 < len(vals) <= n: return f' They look like grey levels, one per class: add palette: [{", ".join(map(str, vals))}] to data.yaml.'
+    fit = lossy_palette(Counter(dict(zip(*[o.tolist() for o in np.unique(a, return_counts=True)]))))
+    if fit is None or not 1 < len(fit['palette']) <= n: return ''
+    return (f" They look like {len(fit['palette'])} grey levels with compression noise around them (a lossy mask, e.g. JPEG): add "
+            f"palette: {json.dumps(fit['palette'])} and tolerance: {fit['tolerance']} to data.yaml.")
 
 class MaskReader:
     "Read a mask file as an (H, W) uint8 array of class indices 0..n-1, with `ignore_index` where it is to be ignored"
@@ -242,15 +292,18 @@ class MaskReader:
                  palette:list|np.ndarray|None=None, # One entry per class, a grey level or an RGB colour, for masks coded by what they show
                  ignore:list=(), # Pixel values (index masks) or RGB colours (colour masks) that are no class
                  where:str='codes.txt', # Where the classes come from, for messages
-                 tolerance:float=0, # With a palette: a pixel takes the nearest palette colour within this distance (lossy masks, e.g. JPEG)
+                 tolerance:float|str=0, # With a palette, for lossy (JPEG) masks: a pixel takes the palette colour whose every channel is within this many levels of its own; 'nearest': every pixel the nearest palette colour
                 ):
-        self.n, self.where, self.tolerance = int(n), where, float(tolerance)
+        self.n, self.where = int(n), where
         self.ignore = [o if isinstance(o, (int, np.integer)) else tuple(int(v) for v in o) for o in ignore]
         self.palette = None if palette is None else palette_colours(palette)
         if self.n > ignore_index: raise ValueError(f'{self.n} classes: at most {ignore_index} fit in 8-bit masks with an ignore value')
         if self.palette is not None and len(self.palette) != self.n:
             raise ValueError(f'the palette has {len(self.palette)} colours for {self.n} classes: give one colour per class')
-        if self.tolerance < 0 or (self.tolerance and self.palette is None): raise ValueError(f'tolerance {tolerance}: give a distance of 0 or more, with a palette')
+        if not (tolerance == 'nearest' or (isinstance(tolerance, (int, float, np.number)) and not isinstance(tolerance, bool) and tolerance >= 0)):
+            raise ValueError(f"tolerance {tolerance!r}: give a number of levels of 0 or more (per channel), or 'nearest'")
+        if tolerance and self.palette is None: raise ValueError(f'tolerance {tolerance}: a tolerance needs a palette (palette:)')
+        self.tolerance = 'nearest' if tolerance == 'nearest' else float(tolerance)
         bad = [o for o in self.ignore if isinstance(o, int) and 0 <= o < self.n]
         if bad: raise ValueError(f'ignore value {bad[0]} is class {bad[0]} ({where}): a class cannot be ignored; make it the void class instead')
         self.lut = np.full(256, -1, np.int16); self.lut[:self.n] = np.arange(self.n)
@@ -263,42 +316,50 @@ class MaskReader:
             o = np.argsort(keys); self.keys, self.vals = keys[o], self.cvals[o]
     def __repr__(self):
         return (f'MaskReader({self.n}, palette={None if self.palette is None else self.palette.tolist()}, ignore={self.ignore}'
-                + (f', tolerance={self.tolerance:g}' if self.tolerance else '') + ')')
+                + (f", tolerance={_tol(self.tolerance)}{'' if self.tolerance == 'nearest' else ' per channel'}" if self.tolerance else '') + ')')
     @property
     def plain(self)->bool:
         "Whether masks are read as fastai's `PILMask` reads single-channel ones (no palette, nothing ignored)"
         return self.palette is None and not self.ignore
-    def _colours(self, a:np.ndarray, fn)->np.ndarray:
+    def _colours(self, a:np.ndarray, fn, counts:dict|None=None)->np.ndarray:
         "Class indices of the colours `a` (H, W, 3): exactly the palette's, or the nearest within `tolerance`"
         u, inv = np.unique(_rgb_key(a[..., :3]), return_inverse=True)   # each distinct colour once: masks have few
         i = np.clip(np.searchsorted(self.keys, u), 0, len(self.keys) - 1)
-        ok, out = self.keys[i] == u, self.vals[i]
-        if not ok.all() and self.tolerance:
-            rgb = np.stack([u >> 16, (u >> 8) & 255, u & 255], 1)
-            d = np.sqrt(((rgb[:, None, :] - self.cols[None]) ** 2).sum(-1))   # distance to every palette (and ignored) colour
-            j = d.argmin(1); near = d[np.arange(len(u)), j] <= self.tolerance
-            out = np.where(ok, out, self.cvals[j]); ok = ok | near
+        exact, out, d = self.keys[i] == u, self.vals[i].copy(), np.zeros(len(u), np.int64)
+        if not exact.all():   # the nearest palette colour of the others, and how far it is
+            rgb = np.stack([u >> 16, (u >> 8) & 255, u & 255], 1)[~exact]
+            j, d[~exact] = nearest_colour(rgb, self.cols)
+            out[~exact] = self.cvals[j]
+        ok = exact | (d <= (255 if self.tolerance == 'nearest' else self.tolerance)) if self.tolerance else exact
+        cnt = np.bincount(inv.ravel(), minlength=len(u)) if counts is not None or not ok.all() else None
+        if counts is not None:
+            counts['pixels'] = counts.get('pixels', 0) + int(inv.size)
+            counts['moved'] = counts.get('moved', 0) + int(cnt[ok & ~exact].sum())
         if not ok.all():
-            cnt = np.bincount(inv.ravel(), minlength=len(u))
             bad = np.flatnonzero(~ok); o = bad[np.argsort(-cnt[bad])][:3]
-            eg = ', '.join(f'({u[j] >> 16}, {(u[j] >> 8) & 255}, {u[j] & 255}) on {cnt[j]:,} pixels' for j in o)
-            far = f' farther than tolerance {self.tolerance:g} from every palette colour' if self.tolerance else ' not in the palette'
+            eg = ', '.join(f'({u[k] >> 16}, {(u[k] >> 8) & 255}, {u[k] & 255}) on {cnt[k]:,} pixels' for k in o)
+            far = f' more than {_tol(self.tolerance)} levels from every palette colour (in some channel)' if self.tolerance else ' not in the palette'
+            need, gap = int(d.max()), np.abs(self.cols[:, None] - self.cols[None]).max(-1)
+            gap = gap[gap > 0].min() if (gap > 0).any() else 256
+            tol = f'tolerance: {need} (the largest difference of a channel from the nearest palette colour in this mask) or ' if need <= min(24, gap / 2 - 1) else ''   # noise near the palette's colours; soft edges need nearest
             raise MaskError(f'mask {fn} has {cnt[bad].sum():,} pixels of {len(bad)} colour(s){far}: {eg}: add each to palette: (a class) or to '
-                            f'ignore: in data.yaml' + ('' if self.tolerance else ', give a tolerance: for lossy (JPEG) masks') + ', or fix the mask')
+                            f'ignore: in data.yaml, give {tol}tolerance: nearest for lossy (JPEG) masks, or fix the mask')
         return out[inv].reshape(a.shape[:2]).astype(np.uint8)
-    def __call__(self, fn:Path|str, # Mask file
-                )->np.ndarray:
+    def read(self, fn:Path|str, # Mask file
+             counts:dict|None=None, # Adds 'pixels' read, and 'moved': those a tolerance moved to a palette colour
+            )->np.ndarray:
         "The class indices of mask `fn`; `MaskError` when it cannot be read as such"
         with Image.open(fn) as m:
             m.load()
             if m.mode in _bad_mask_modes: raise MaskError(f'mask {fn} has mode {m.mode}: save it as one 8-bit channel of class indices')
             if self.palette is not None:   # by the colour each pixel shows: palette images through their palette, grey as grey
-                return self._colours(np.asarray(m.convert('RGB')), fn)
+                return self._colours(np.asarray(m.convert('RGB')), fn, counts)
             if m.mode in _colour_modes | {'LA', 'PA'}:
                 raise MaskError(f'mask {fn} is colour-coded (mode {m.mode}): give one colour per class as palette: in data.yaml '
                                 f'(a list of [r, g, b], or a file such as label_colors.txt), or convert it to an index mask, one '
                                 f'8-bit channel whose pixel value is the class index (line of codes.txt)')
             a = np.asarray(m)
+        if counts is not None: counts['pixels'] = counts.get('pixels', 0) + int(a.size)
         if a.dtype == np.uint8: out = self.lut[a]
         else:
             out = np.full(a.shape, -1, np.int16); ok = (a >= 0) & (a < self.n); out[ok] = a[ok]
@@ -306,10 +367,11 @@ class MaskReader:
                 if isinstance(v, int): out[a == v] = ignore_index
         if (out < 0).any():
             bad = np.unique(a[out < 0])
-            raise MaskError(f'mask {fn} has values {bad[:8].tolist()} outside 0..{self.n-1} ({self.n} classes in {self.where}): '
+            raise MaskError(f'mask {fn} has values {bad[:8].tolist()}{" ..." if len(bad) > 8 else ""} outside 0..{self.n-1} ({self.n} classes in {self.where}): '
                             f'fix the mask, add those classes to {self.where}, or list values that are no class under ignore: in data.yaml.'
-                            + _fits(np.unique(a).tolist(), self.n))
+                            + _fits(a, self.n))
         return out.astype(np.uint8)
+    def __call__(self, fn:Path|str)->np.ndarray: return self.read(fn)
 
 # %% ../nbs/00_data.ipynb #ed9b76b3
 def is_tiff(fn:Path|str)->bool: return Path(fn).suffix.lower() in ('.tif', '.tiff')
@@ -361,12 +423,31 @@ def image_info(fn:Path|str, # An image file
     with Image.open(fn) as im: return (*_pil_depth.get(im.mode, ('uint8', 3)), im.size[::-1])
 
 # %% ../nbs/00_data.ipynb #f86ece80
+def image_nodata(fn:Path|str, # An image file
+                )->float|int|None:
+    "The nodata value a GeoTIFF records (GDAL's `GDAL_NODATA` tag, 42113), or None"
+    if not is_tiff(fn): return None
+    try:
+        with tifffile.TiffFile(fn) as t: tag = t.pages[0].tags.get(42113)
+        v = float(str(tag.value).strip('\x00 ')) if tag is not None else None
+    except Exception: return None
+    return None if v is None else int(v) if v.is_integer() else v   # nan stays a float
+
+def nodata_pixels(a:np.ndarray, # (H, W, C) image at its depth (`read_image`)
+                  nodata:float|int|None, # The nodata value
+                 )->np.ndarray|None: # (H, W) bool, or None without a nodata value
+    "The pixels of `a` whose every band is `nodata` (GDAL's nodata, as the border of a scene has it)"
+    if nodata is None: return None
+    if isinstance(nodata, float) and np.isnan(nodata): return np.isnan(a).all(-1) if a.dtype.kind == 'f' else np.zeros(a.shape[:2], bool)
+    return (a == nodata).all(-1)
+
 class Imagery:
     "What a data set's images are: 8-bit pictures read as fastai reads them (`plain`), or bands at their depth"
-    def __init__(self, dtype:str='uint8', # The images' numpy dtype
+    def __init__(self, dtype:str|None='uint8', # The images' numpy dtype (None: not known, a model from before it was recorded)
                  n:int=3, # Their band count
                  bands:list|None=None, # The bands kept, numbered from 1 (`bands:`); None: all
                  tiff:bool=False, # TIFF files (an 8-bit 4-band TIFF is bands, an 8-bit RGBA PNG a picture)
+                 nodata:float|int|None=None, # The value of pixels outside the scene (a GeoTIFF's nodata, or `nodata:`), left out of loss and metrics
                 ):
         store_attr()
         self.plain = bands is None and dtype == 'uint8' and (n in (1, 3) or not tiff)
@@ -375,16 +456,33 @@ class Imagery:
         "Channels into the model: 3 for pictures (fastai makes every one RGB), else the bands kept"
         return 3 if self.plain else len(self.bands) if self.bands else self.n
     @property
-    def kind(self)->str: return '8-bit picture' if self.plain else f'{self.dtype}, {self.n} band(s)'
+    def kind(self)->str: return '8-bit picture' if self.plain else f'{self.dtype or "bands"}, {self.n} band(s)'
     def __eq__(self, o): return isinstance(o, Imagery) and (self.kind, self.bands) == (o.kind, o.bands)
-    def __repr__(self): return f'Imagery({self.kind}' + (f', bands {self.bands}' if self.bands else '') + ')'
+    def __repr__(self): return f'Imagery({self.kind}' + (f', bands {self.bands}' if self.bands else '') + (f', nodata {self.nodata}' if self.nodata is not None else '') + ')'
+    def to_dict(self)->dict:
+        "What a model records of its inputs (`from_dict` reads it back)"
+        return dict(dtype=self.dtype, n=self.n, bands=self.bands, tiff=self.tiff, nodata=self.nodata)
+    @classmethod
+    def from_dict(cls, d:dict)->Imagery: return cls(**{k: d.get(k) for k in ('dtype', 'n', 'bands', 'tiff', 'nodata')})
 
 def imagery(fn:Path|str, # An image of the data set
             bands:list|None=None, # `bands:` of its description
            )->Imagery:
     "The `Imagery` of the data set that `fn` is an image of, from its header"
     dt, n, _ = image_info(fn)
-    return Imagery(dt, n, list(bands) if bands else None, is_tiff(fn))
+    return Imagery(dt, n, list(bands) if bands else None, is_tiff(fn), image_nodata(fn))
+
+# %% ../nbs/00_data.ipynb #de49aaeb
+def nodata_ignored(mask:np.ndarray, # (H, W) class indices of the image's mask
+                   img_fn:Path|str, # The image
+                   nodata:float|int|None, # Its nodata value
+                  )->np.ndarray:
+    "`mask` with `ignore_index` where the image has `nodata` in every band: no class, in no loss and no metric"
+    if nodata is None: return mask
+    nd = nodata_pixels(read_image(img_fn), nodata)
+    if nd.shape != mask.shape or not nd.any(): return mask   # a size mismatch is the check's to name
+    mask = np.array(mask); mask[nd] = ignore_index
+    return mask
 
 # %% ../nbs/00_data.ipynb #0f977beb
 def resize_bands(x:torch.Tensor, # (C, H, W) bands, or an (H, W) mask, any dtype
@@ -400,22 +498,24 @@ def resize_bands(x:torch.Tensor, # (C, H, W) bands, or an (H, W) mask, any dtype
 
 # %% ../nbs/00_data.ipynb #14a6476c
 def _check_pair(args):
-    "Problems of one (image, mask, reader) triple, reading each file once: [(message, the image when a file cannot be read, else None)], image kind"
-    img_fn, msk_fn, reader = args
-    probs, isz, kind = [], None, None
+    "Problems of one (image, mask, reader, nodata) tuple, reading each file once: [(message, the image when a file cannot be read, else None)], image kind, what was counted"
+    img_fn, msk_fn, reader, nodata = args
+    probs, isz, kind, info = [], None, None, {}
     try:
         a = read_image(img_fn); isz, kind = a.shape[1::-1], Imagery(a.dtype.name, a.shape[2], tiff=is_tiff(img_fn)).kind
+        info['size'] = a.shape[:2]
+        if nodata is not None: info['nodata'] = int(nodata_pixels(a, nodata).sum())
     except Exception as e:
         probs.append((f'image {img_fn} is unreadable or truncated ({e}): re-export it or remove it with its mask', img_fn))
-    try: a = reader(msk_fn)
-    except MaskError as e: return probs + [(str(e), None)], kind
+    try: a = reader.read(msk_fn, info)
+    except MaskError as e: return probs + [(str(e), None)], kind, info
     except Exception as e:
-        return probs + [(f'mask {msk_fn} is unreadable or truncated ({e}): re-export it or remove it with its image', img_fn)], kind
+        return probs + [(f'mask {msk_fn} is unreadable or truncated ({e}): re-export it or remove it with its image', img_fn)], kind, info
     msz = a.shape[::-1]
     if isz is not None and isz != msz:
         probs.append((f'image {img_fn} is {isz[0]}x{isz[1]} but its mask {msk_fn} is {msz[0]}x{msz[1]}: '
                       f'resize the mask (nearest neighbour) or the image so they match', None))
-    return probs, kind
+    return probs, kind, info
 
 # %% ../nbs/00_data.ipynb #2ddbb95f
 def check_root(path:Path|str, # Data set root
@@ -461,13 +561,15 @@ def check_pairs(fns:list, # Image files
                 images:set|None=None, # Every image file of the data set: files that are images are not orphan masks
                 expected:set|None=None, # Every mask of the data set (all splits): the others in their folders are orphans
                 unreadable:list|None=None, # Pairs whose image or mask cannot be read are noted here as (image, reason) instead of being problems
+                nodata:float|int|None=None, # The images' nodata value: its pixels are counted (`stats`)
+                stats:dict|None=None, # Filled with what was read: `sizes` (a Counter of (height, width)), `pixels` and `moved` of the masks, `nodata` pixels
                )->list: # The problems found
     "Every problem of the pairs (image, `label_fn(image)`), and the masks in their folders that no image maps to"
     msks = [Path(label_fn(o)) for o in fns]
     probs, pairs, there = [], [], {}
     images, expected = set(ifnone(images, fns)), set(ifnone(expected, msks))
     for f, m in zip(fns, msks):
-        if m.is_file(): pairs.append((f, m, reader)); continue
+        if m.is_file(): pairs.append((f, m, reader, nodata)); continue
         if m.is_dir(): probs.append(f'the mask of image {f} would be {m}, which is a folder: put the mask file there, or fix the mask template (--labels)'); continue
         if m.parent not in there: there[m.parent] = [o.name for o in m.parent.iterdir() if o.is_file() and o not in expected] if m.parent.is_dir() else []
         near = difflib.get_close_matches(m.name, there[m.parent], n=1, cutoff=0.8)   # a misnamed mask (not another image's): say which file it may be
@@ -481,15 +583,31 @@ def check_pairs(fns:list, # Image files
                 probs.append(f'mask {m} has no image (no image file maps to it): add the image or remove the mask')
     if n_workers is None: n_workers = 0 if len(pairs) < 500 else min(defaults.cpus, 8)
     res = parallel(_check_pair, pairs, n_workers=n_workers, chunksize=64, progress=False)
-    for p, f in (o for r, _ in res for o in r):
+    for p, f in (o for r, _, _ in res for o in r):
         if f is not None and unreadable is not None: unreadable.append((Path(f), p))
         else: probs.append(p)
     kinds = {}
-    for (f, _, _), (_, k) in zip(pairs, res):
+    for (f, *_), (_, k, info) in zip(pairs, res):
         if k is not None: kinds.setdefault(k, f)
+        if stats is None: continue
+        if 'size' in info: stats.setdefault('sizes', Counter())[info['size']] += 1
+        for c in ('pixels', 'moved', 'nodata'): stats[c] = stats.get(c, 0) + info.get(c, 0)
     if len(kinds) > 1: probs.append(f'the images are of {len(kinds)} kinds, ' + ', '.join(f'{f} ({k})' for k, f in kinds.items()) +
                                     ': a data set has one depth and one band count; convert the others to it')
     return probs
+
+def sizes_text(sizes:Counter, # (height, width) -> number of images
+              )->str:
+    "The sizes of a data set's images, most common first: '2 different sizes (48x48 (7 files), 40x30 (1 file))'"
+    eg = ', '.join(f'{w}x{h} ({k} file{"s" * (k > 1)})' for (h, w), k in sizes.most_common(3))
+    return f'{len(sizes)} different sizes ({eg}{", ..." if len(sizes) > 3 else ""})'
+
+def sizes_message(sizes:Counter, # (height, width) -> number of images
+                 )->str:
+    "One message for images of several sizes, wherever they are found (the check, the cache, the loaders): the sizes, and the fix"
+    return (f'the images have {sizes_text(sizes)}: a batch needs one size: '
+            f'resize every image and its mask to one with item_sz (--item-sz H,W for train.py and segdist-cache, item_sz= in Python, '
+            f'item_sz: in a config; train.py without it resizes them to its largest stage size, and says so)')
 
 def check_data(path:Path|str, # Data set root
                codes:list|None=None, # Class names; default: read `path/codes.txt`

@@ -19,10 +19,10 @@ from .data import *
 __all__ = ['spec_keys', 'split_keys', 'split_names', 'default_labels', 'layouts', 'cityscapes_names', 'voc_names', 'mask_names',
            'palette_files', 'imagery_kinds', 'SpecError', 'read_palette', 'DataSplit', 'DataSpec', 'load_data',
            'copy_layout', 'check_spec', 'find_layout', 'layout_yaml', 'suggest_hint', 'copy_imagery',
-           'segdist_check_data', 'valid_split']
+           'segdist_check_data', 'check_notes', 'valid_split']
 
 # %% ../nbs/00a_dataset.ipynb #717c7a5d
-spec_keys = ('path', 'names', 'codes', 'void', 'ignore', 'palette', 'tolerance', 'bands', 'aug', 'images', 'labels', 'train', 'valid', 'test')
+spec_keys = ('path', 'names', 'codes', 'void', 'ignore', 'palette', 'tolerance', 'nodata', 'bands', 'aug', 'images', 'labels', 'train', 'valid', 'test')
 split_keys = ('images', 'list', 'labels', 'strip')
 split_names = ('train', 'valid', 'test')
 default_labels = 'labels/{stem}_P{suffix}'
@@ -91,6 +91,7 @@ class DataSpec:
                 ):
         store_attr()
         self.reader = MaskReader(len(codes), palette, ignore, str(file) if file else 'codes.txt', (desc or {}).get('tolerance') or 0)
+        self._imagery = None
     @property
     def has_valid(self)->bool: return 'valid' in self.splits
     @property
@@ -103,10 +104,11 @@ class DataSpec:
         return (self.desc or {}).get('bands')
     @property
     def imagery(self)->Imagery:
-        "What the images are (8-bit pictures, or bands at their depth), from the first training image's header"
+        "What the images are (8-bit pictures, or bands at their depth), from the first training image's header; their nodata from it or `nodata:`"
         if getattr(self, '_imagery', None) is None:
             fns = self.files('train')
             self._imagery = imagery(fns[0], self.bands) if fns else Imagery()
+            if 'nodata' in (self.desc or {}): self._imagery.nodata = None if self.desc['nodata'] == 'none' else self.desc['nodata']
         return self._imagery
     def files(self, split:str='train')->list: return self.splits[split].files()
     def label_fn(self, splits:list|None=None)->Callable:
@@ -119,7 +121,7 @@ class DataSpec:
     def to_dict(self)->dict:
         "The description as used (for a run's config.json)"
         return dict(root=str(self.root), file=str(self.file) if self.file else None, codes=list(self.codes), void=self.void, aug=self.aug, bands=self.bands,
-                    imagery=repr(self.imagery), band_stats=getattr(self, 'stats', None),
+                    imagery=repr(self.imagery), nodata=self.imagery.nodata, band_stats=getattr(self, 'stats', None),
                     ignore=[list(o) if isinstance(o, tuple) else o for o in self.ignore], palette=self.palette,
                     splits={k: dict(images=str(s.images), list=str(s.lst) if s.lst else None, labels=getattr(s.label_fn, 'tmpl', repr(s.label_fn)), strip=getattr(s.label_fn, 'strip', ''))
                             for k, s in self.splits.items()})
@@ -178,8 +180,12 @@ def _spec_file(fn:Path, images:str|None=None, labels:str|None=None)->DataSpec:
     if b is not None and not (isinstance(b, list) and b and all(isinstance(o, int) and o >= 1 for o in b)):
         raise SpecError([f"{fn}: bands: {b!r}: give the bands to keep, in order, numbered from 1, e.g. [3, 2, 1]"])
     t = d.get('tolerance')
-    if t is not None and not (isinstance(t, (int, float)) and t >= 0 and d.get('palette') is not None):
-        raise SpecError([f"{fn}: tolerance: {t!r}: give a distance of 0 or more (in RGB units), with a palette:"])
+    if t is not None and not ((t == 'nearest' or (isinstance(t, (int, float)) and not isinstance(t, bool) and t >= 0)) and d.get('palette') is not None):
+        raise SpecError([f"{fn}: tolerance: {t!r}: give, with a palette:, the levels a channel may differ from its palette colour (0 or more: "
+                         f"8 maps 247..255 to 255), or nearest (every pixel its nearest palette colour, for JPEG masks)"])
+    nd = d.get('nodata')
+    if nd is not None and not (nd == 'none' or (isinstance(nd, (int, float)) and not isinstance(nd, bool))):
+        raise SpecError([f"{fn}: nodata: {nd!r}: give the image value of the pixels outside the scene (e.g. 0), or none"])
     if d.get('aug') is not None and d['aug'] not in aug_presets:
         raise SpecError([f"{fn}: aug: {d['aug']!r} is not a preset: choose one of {', '.join(aug_presets)}"])
     ign = d.get('ignore') or []
@@ -280,6 +286,7 @@ def check_spec(spec:DataSpec, # From `load_data`
                n_workers:int|None=None, # Processes that read files; default: all cores for large data sets
                splits:list|None=None, # Which splits; default all
                unreadable:list|None=None, # Pairs whose image or mask cannot be read are noted here as (image, reason), not refused (evaluation skips them)
+              stats:dict|None=None, # Filled with what the check counted (`check_pairs`): the images' sizes, mask pixels moved by a tolerance, nodata pixels
               )->dict: # Split name -> image files
     "Check every split of `spec`; raise one `DataError` (or `SpecError`) that lists every problem"
     where, out = str(spec.file or spec.root), {}
@@ -306,7 +313,8 @@ def check_spec(spec:DataSpec, # From `load_data`
     every = {s: sp.files() for s, sp in spec.splits.items()}   # the masks of splits not checked here are not orphans either
     fs = {f for v in every.values() for f in v}
     expected = {Path(spec.splits[s].label_fn(f)) for s, v in every.items() for f in v}
-    for s, fns in out.items(): probs += check_pairs(fns, spec.splits[s].label_fn, spec.reader, n_workers, fs, expected, unreadable)
+    nd = spec.imagery.nodata
+    for s, fns in out.items(): probs += check_pairs(fns, spec.splits[s].label_fn, spec.reader, n_workers, fs, expected, unreadable, nd, stats)
     if spec.bands:   # what training reads: the bands kept must be among the images' own
         f = next(iter(out.values()))[0]; n = image_info(f)[1]
         if bad := [b for b in spec.bands if not 1 <= b <= n]:
@@ -366,20 +374,29 @@ def _candidates(root:Path)->tuple:
     return None, {}
 
 # %% ../nbs/00a_dataset.ipynb #d2a35567
-def _scan(reader_fns:list, n:int=300)->tuple:
-    "(values, is colour) over the first `n` masks: what the masks hold, for placeholder class names"
-    vals, colour = set(), False
-    for fn in reader_fns[:n]:
+def _scan(masks:list, n:int=300)->tuple:
+    "(pixels of each value, is colour, lossy files) over the first `n` masks: what the masks hold, for the classes"
+    counts, colour = Counter(), False
+    for fn in masks[:n]:
         with Image.open(fn) as m:
-            if m.mode in ('RGB', 'RGBA'):
-                colour = True; a = np.asarray(m.convert('RGB')).reshape(-1, 3)
-                vals |= {tuple(int(v) for v in o) for o in np.unique(a, axis=0)}
-                continue
-            u = np.unique(np.asarray(m))
-            pal = np.array(m.getpalette() or [], np.int64).reshape(-1, 3) if m.mode == 'P' else None
-            if pal is not None and len(pal) > u.max() and (pal[u] == pal[u][:, :1]).all(): u = np.unique(pal[u, 0])   # a grey palette: the greys shown
-            vals |= set(u.tolist())
-    return vals, colour
+            if m.mode in ('RGB', 'RGBA'): a = np.asarray(m.convert('RGB')).reshape(-1, 3)
+            else:
+                a = np.asarray(m).ravel()
+                pal = np.array(m.getpalette() or [], np.int64).reshape(-1, 3) if m.mode == 'P' else None
+                if pal is not None and len(pal) > a.max() and (pal[np.unique(a)] == pal[np.unique(a)][:, :1]).all(): a = pal[a, 0]   # a grey palette: the greys shown
+        if a.ndim == 2 and (a == a[:, :1]).all(): a = a[:, 0]   # grey saved as RGB (most JPEG masks): grey levels
+        if a.ndim == 2:
+            colour = True
+            u, c = np.unique((a[:, 0].astype(np.int64) << 16) | (a[:, 1].astype(np.int64) << 8) | a[:, 2], return_counts=True)
+            counts.update({(int(k >> 16), int((k >> 8) & 255), int(k & 255)): int(v) for k, v in zip(u, c)})
+        else:
+            u, c = np.unique(a, return_counts=True)
+            counts.update(dict(zip(u.tolist(), c.tolist())))
+    if colour:   # grey masks among colour ones: their greys as colours
+        rgb = Counter()
+        for k, v in counts.items(): rgb[k if isinstance(k, tuple) else (k, k, k)] += v
+        counts = rgb
+    return counts, colour, any(Path(f).suffix.lower() in ('.jpg', '.jpeg') for f in masks[:n])
 
 def _classes_found(root:Path, masks:list, known:list|None=None)->tuple:
     "(description keys, notes) for the classes: codes.txt, a palette file, known names, or placeholders from the masks"
@@ -387,21 +404,36 @@ def _classes_found(root:Path, masks:list, known:list|None=None)->tuple:
     for p in palette_files:
         if (root/p).is_file(): return dict(palette=p), [f'classes and colours: {p}']
     if known: return dict(names=list(known), ignore=[255]), ['classes: the known names of this layout; 255 is ignored']
-    vals, colour = _scan(masks)
+    counts, colour, lossy = _scan(masks)
+    vals, nm = set(counts), min(len(masks), 300)
+    low = sorted(v for v in vals if v != 255)
+    index = not colour and low == list(range(len(low)))   # values 0..k (and 255): index masks
+    fit = lossy_palette(counts) if lossy or (len(vals) > 8 and not index) else None
+    if fit is not None:   # a few dense values with noise around them: one class each
+        k, pix = len(fit['palette']), fit['pixels']
+        what = 'colours' if colour else 'grey levels'
+        return (dict(names=[f'class_{i}' for i in range(k)], palette=fit['palette'], tolerance=fit['tolerance']),
+                [f"lossy masks{' (JPEG)' if lossy else ''}: {fit['values']} {what} in the first {nm} masks, {k} of them dense (palette: {json.dumps(fit['palette'])}, "
+                 f"{sum(fit['shares']):.1%} of the pixels with the noise close to them), one class each, with placeholder names: rename them",
+                 f"tolerance: {fit['tolerance']} moves {fit['moved']:,} of the {pix:,} pixels of those masks ({fit['moved'] / pix:.2%}) to the nearest palette colour, "
+                 f"{fit['far']:,} of them more than 24 levels from it (soft edges): if some of those values are classes of their own, list them in palette: and names: instead"])
     if colour:
         cols = sorted(vals)
         return (dict(names=[f'class_{i}' for i in range(len(cols))], palette=[list(c) for c in cols]),
-                [f'colour masks: {len(cols)} colours found in the first {min(len(masks), 300)} masks, listed as palette: with placeholder names: rename them'])
-    low = sorted(v for v in vals if v != 255)
-    if len(vals) <= 8 and (vals == {0, 255} or low != list(range(len(low)))):   # a few grey levels (0/255 binary masks): one class each
+                [f'colour masks: {len(cols)} colours found in the first {nm} masks, listed as palette: with placeholder names: rename them'] +
+                ([f'question: {len(cols)} colours are many for classes, and they are not a few dense colours with noise around them: say which are classes (palette: and names:) and write the data.yaml yourself'] if len(cols) > 32 else []))
+    if len(vals) <= 8 and (vals == {0, 255} or not index):   # a few grey levels (0/255 binary masks): one class each
         g = sorted(vals)
         return (dict(names=[f'class_{i}' for i in range(len(g))], palette=g),
-                [f'grey-level masks: values {g} found in the first {min(len(masks), 300)} masks, one class each (palette:), with placeholder names: rename them'])
+                [f'grey-level masks: values {g} found in the first {nm} masks, one class each (palette:), with placeholder names: rename them'])
     ign = [255] if 255 in vals else []
     top = max([v for v in vals if v != 255], default=0)
     return (dict(names=[f'class_{i}' for i in range(top + 1)], **(dict(ignore=ign) if ign else {})),
             [f'classes: values 0..{top} found in the masks, with placeholder names (class_0, ...): rename them in pixel-value order'] +
-            (['value 255 found: ignored (ignore: [255])'] if ign else []))
+            (['value 255 found: ignored (ignore: [255])'] if ign else []) +
+            ([f'question: {len(low)} grey levels of {top + 1} values 0..{top}: some values are no class; are the masks lossy or resized? '
+              f'say which are classes (palette: and names:) and write the data.yaml yourself'] if not index else []))
+
 
 # %% ../nbs/00a_dataset.ipynb #278b30d8
 def find_layout(root:Path|str, # A data set folder without data.yaml
@@ -451,22 +483,28 @@ def suggest_hint(root:Path, # A data set folder without data.yaml
     return f"it looks like {r[1][0].removeprefix('layout: ')}: run segdist-check-data {root} --write to write the data.yaml that fits"
 
 # %% ../nbs/00a_dataset.ipynb #6c50115b
-imagery_kinds = ('gray16', 'bit12', 'geotiff4', 'gif_grey', 'gif_palette', 'jpeg')
+imagery_kinds = ('gray16', 'bit12', 'geotiff4', 'gif_grey', 'gif_palette', 'jpeg', 'kvasir', 'geotiff_nodata')
 
 def copy_imagery(src:Path, # A data set in today's layout (e.g. from `make_synthetic`), with `valid.txt`
                  dest:Path, # Folder to write
                  kind:str, # One of `imagery_kinds`
-                 quality:int=95, # JPEG quality of the `jpeg` masks
+                 quality:int=95, # JPEG quality of the `jpeg` and `kvasir` masks
                 )->Path:
     "Copy the pairs of `src` into `dest` with their images or masks as `kind` stores them, and the `data.yaml` that reads them; return `dest`"
     if kind not in imagery_kinds: raise ValueError(f'kind {kind!r}: choose one of {imagery_kinds}')
-    src, dest = Path(src), Path(dest); (dest/'images').mkdir(parents=True, exist_ok=True); (dest/'labels').mkdir(exist_ok=True)
+    src, dest = Path(src), Path(dest); (dest/'images').mkdir(parents=True, exist_ok=True); (dest/('masks' if kind == 'kvasir' else 'labels')).mkdir(exist_ok=True)
     codes, fns = read_codes(src/'codes.txt'), sorted(image_files(src/'images'))
     grey = np.linspace(0, 255, len(codes)).round().astype(np.uint8)   # the grey level that shows class i
-    isfx, msfx = {'bit12': '.tif', 'geotiff4': '.tif'}.get(kind, '.png'), {'gif_grey': '.gif', 'gif_palette': '.gif', 'jpeg': '.jpg'}.get(kind, '.png')
+    isfx = {'bit12': '.tif', 'geotiff4': '.tif', 'geotiff_nodata': '.tif', 'kvasir': '.jpg'}.get(kind, '.png')
+    msfx = {'gif_grey': '.gif', 'gif_palette': '.gif', 'jpeg': '.jpg', 'kvasir': '.jpg'}.get(kind, '.png')
     for i, f in enumerate(fns):
         img, m = np.asarray(Image.open(f).convert('RGB')), np.asarray(Image.open(MaskPath(src)(f)))
         fi, fm = dest/'images'/(f.stem + isfx), dest/'labels'/(f.stem + '_P' + msfx)
+        if kind == 'kvasir':   # a size of five, a binary mask (the shapes) white on black, soft edges from the resize, JPEG
+            h, w = m.shape; sz = [(w, h), (w * 5 // 4, h), (w, h * 3 // 2), (w * 3 // 4, h * 3 // 4), (w * 3 // 2, h * 5 // 4)][i % 5]
+            Image.fromarray(img).resize(sz, Image.BILINEAR).save(fi, quality=90)
+            b = Image.fromarray(np.where((m > 0) & (m < len(codes) - 1), 255, 0).astype(np.uint8)).resize(sz, Image.BILINEAR)
+            b.convert('RGB').save(dest/'masks'/(f.stem + '.jpg'), quality=quality); continue
         if kind == 'gray16': Image.fromarray((img.mean(-1).round() * 257).astype(np.uint16)).save(fi)
         elif kind == 'bit12': tifffile.imwrite(fi, img.astype(np.uint16) * 16, photometric='rgb')
         elif kind == 'geotiff4':
@@ -475,6 +513,14 @@ def copy_imagery(src:Path, # A data set in today's layout (e.g. from `make_synth
             tr = rasterio.transform.from_origin(500000 + 1000 * i, 5500000, 0.5, 0.5)   # 0.5 m pixels, tiles side by side
             with rasterio.open(fi, 'w', driver='GTiff', height=b.shape[1], width=b.shape[2], count=4, dtype='uint16', crs='EPSG:32631',
                                transform=tr, compress='lzw', interleave='band') as o: o.write(b)
+        elif kind == 'geotiff_nodata':
+            import rasterio
+            b = (img.transpose(2, 0, 1).astype(np.uint16) + 1) * 40   # 3 bands of 40..10240: no pixel of the scene is 0 in every band
+            if i % 2 == 0:   # a tile at the scene's edge: its corner is outside the scene, 0 in every band
+                yy, xx = np.mgrid[:b.shape[1], :b.shape[2]]; b[:, yy + xx < (b.shape[1] + b.shape[2]) // 3] = 0
+            tr = rasterio.transform.from_origin(300000 + 30 * b.shape[2] * i, 4500000, 30, 30)   # Landsat's 30 m pixels
+            with rasterio.open(fi, 'w', driver='GTiff', height=b.shape[1], width=b.shape[2], count=3, dtype='uint16', crs='EPSG:32618',
+                               transform=tr, nodata=0, compress='deflate') as o: o.write(b)
         else: shutil.copy(f, fi)
         if kind == 'gif_grey': Image.fromarray(grey[m]).save(fm, optimize=False)   # read back as mode L
         elif kind == 'gif_palette':
@@ -482,6 +528,7 @@ def copy_imagery(src:Path, # A data set in today's layout (e.g. from `make_synth
             p.putpalette([v for j in range(256) for v in [int(grey[255 - j]) if 255 - j < len(grey) else 0] * 3]); p.save(fm)
         elif kind == 'jpeg': Image.fromarray(grey[m]).save(fm, quality=quality)
         else: shutil.copy(MaskPath(src)(f), fm)
+    if kind == 'kvasir': return dest   # as it ships: images/ and masks/, nothing else
     shutil.copy(src/'codes.txt', dest/'codes.txt')
     if (src/'valid.txt').exists(): (dest/'valid.txt').write_text((src/'valid.txt').read_text().replace('.png', isfx))
     desc = dict(codes='codes.txt', labels=f'labels/{{stem}}_P{msfx}')
@@ -499,7 +546,7 @@ def segdist_check_data(data:str, # Data set folder (with data.yaml, or images/, 
                        n_workers:int=None, # Reader processes (default: all cores for large data sets)
                       ):
     "Check a segmentation data set and print every problem found; find and write the data.yaml of a common layout"
-    p = Path(data)
+    p, st = Path(data), {}
     try:
         if not p.is_file(): check_root(p)
         today = (p/'images').is_dir() and (p/'codes.txt').is_file()
@@ -507,21 +554,37 @@ def segdist_check_data(data:str, # Data set folder (with data.yaml, or images/, 
             r = find_layout(p)
             if r is None: raise SpecError([f'{p} has no data.yaml, no images/ folder, and no common layout was found: describe it in a '
                                            f'data.yaml (see the data sets chapter), or pass --images DIR and --labels TEMPLATE'])
-            txt = layout_yaml(*r)
-            if not write:
-                print(f'{p} has no data.yaml; this one fits:\n\n{txt}\nwrite it with: segdist-check-data {data} --write'); raise SystemExit(1)
+            txt, ask = layout_yaml(*r), [o.removeprefix('question: ') for o in r[1] if o.startswith('question: ')]
+            if not write or ask:
+                print(f'{p} has no data.yaml; this one fits:\n\n{txt}\n' + (f'not written: {ask[0]}' if ask else f'write it with: segdist-check-data {data} --write')); raise SystemExit(1)
             spec = _spec_file_text(p, txt)
-            out = check_spec(spec, n_workers)
+            out = check_spec(spec, n_workers, stats=st)
             (p/'data.yaml').write_text(txt); print(f'wrote {p/"data.yaml"}:\n\n{txt}')
         else:
             spec = load_data(p, images, labels)
-            out = check_spec(spec, n_workers)
+            out = check_spec(spec, n_workers, stats=st)
         how = valid_split(spec)   # as training splits it: valid.txt's names checked too
     except SpecError as e: print(e, file=sys.stderr); raise SystemExit(2)
     except DataError as e: print(e); raise SystemExit(1)
     im = spec.imagery
     print(f'{data}: ' + ', '.join(f'{s} {len(v)}' for s, v in out.items()) + f' image/mask pairs{how}, {len(spec.codes)} classes, '
           f"images: {im.kind}{f' (bands {im.bands})' if im.bands else ''}{'' if im.plain else ', read at their depth'}, no problem found")
+    for o in check_notes(spec, st): print(o)
+
+def check_notes(spec:DataSpec, # The data set checked
+                st:dict, # What `check_spec` counted (its `stats`)
+               )->list: # Lines for the user
+    "What the check found that is no problem but changes what training sees: pixels moved by a tolerance, nodata pixels, images of several sizes"
+    out, im = [], spec.imagery
+    if st.get('moved'):
+        out.append(f"masks: tolerance: {spec.reader.tolerance if spec.reader.tolerance == 'nearest' else f'{spec.reader.tolerance:g}'} moved {st['moved']:,} of "
+                   f"{st['pixels']:,} mask pixels ({st['moved'] / st['pixels']:.2%}) to their nearest palette colour")
+    if im.nodata is not None:
+        how = f'nodata: in {spec.file}' if 'nodata' in (spec.desc or {}) else "the images' own, GDAL's tag; nodata: none in data.yaml leaves it out"
+        out.append(f"nodata {im.nodata} ({how}): {st.get('nodata', 0):,} image pixels have it in every band: their masks are ignored "
+                   f"(no loss, no metric), and predicted masks have their own nodata there")
+    if len(st.get('sizes') or {}) > 1: out.append('note: ' + sizes_message(st['sizes']))
+    return out
 
 def valid_split(spec:DataSpec, # A data set's description
                )->str: # How validation is chosen, for the check's summary

@@ -7,6 +7,7 @@ Docs: https://segdist.github.io/segdist_nb/dls.html.md"""
 # %% ../nbs/00c_dls.ipynb #b7ef206f
 from __future__ import annotations
 import os, queue, random, threading, weakref
+from collections import Counter
 from pathlib import Path
 import numpy as np, torch
 from fastcore.all import *
@@ -26,12 +27,14 @@ __all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'rank_device', 'SegBatch
 
 # %% ../nbs/00c_dls.ipynb #2cbfee58
 class GetMask:
-    "An image's mask as class indices: `label_fn` finds the file, `reader` reads it (a class: exported learners pickle it)"
+    "An image's mask as class indices: `label_fn` finds the file, `reader` reads it, ignored where the image is `nodata` (a class: exported learners pickle it)"
+    nodata = None   # a learner pickled before nodata was read
     def __init__(self, label_fn:Callable, # Image path -> mask path
                  reader:MaskReader, # How masks are read
+                 nodata:float|int|None=None, # The images' nodata value (`Imagery.nodata`): no class where every band has it
                 ): store_attr()
-    def __call__(self, o)->np.ndarray: return self.reader(self.label_fn(o))
-    def __repr__(self): return f'GetMask({self.label_fn!r}, {self.reader!r})'
+    def __call__(self, o)->np.ndarray: return nodata_ignored(self.reader(self.label_fn(o)), o, self.nodata)
+    def __repr__(self): return f'GetMask({self.label_fn!r}, {self.reader!r}' + (f', nodata={self.nodata}' if self.nodata is not None else '') + ')'
 
 # %% ../nbs/00c_dls.ipynb #8232e7e1
 class CacheDL(TfmdDL):
@@ -72,7 +75,13 @@ class CacheDL(TfmdDL):
         if self.cache is None: return super().create_batches(samps)
         rng = self._crop_rng   # bound now: an abandoned epoch still being made by the thread cannot draw the next epoch's windows
         return (self._gather(self.before_batch(b), rng) for b in self.chunkify(map(self.do_item, samps)))
-    def create_batch(self, b): return super().create_batch(b) if self.cache is None else self._gather(b, self._crop_rng)
+    def create_batch(self, b):
+        if self.cache is not None: return self._gather(b, self._crop_rng)
+        try: return super().create_batch(b)
+        except RuntimeError as e:   # fastai's collate: items of several sizes (the check, which names them first, was skipped)
+            szs = Counter(tuple(o[0].shape[-2:]) for o in b if hasattr(o[0], 'shape'))
+            if len(szs) > 1: raise DataError([sizes_message(szs) + ' (in one batch)']) from e
+            raise
     def _gather(self, b, rng:random.Random)->tuple:
         "The batch of items `b` from the cache: whole, or windows drawn from `rng`"
         rows = self.rows[np.asarray(b)]
@@ -136,8 +145,9 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
            )->DataLoaders:
     "The seed's segmentation `DataLoaders` for the data set `data`: its `train` split, validated on `valid` (or by today's rules)"
     spec = seg_spec(data, codes, label_fn, images)
-    use = ['train'] + (['valid'] if spec.has_valid else [])
-    if check: check_spec(spec, splits=use)
+    use, st = ['train'] + (['valid'] if spec.has_valid else []), {}
+    if check: check_spec(spec, splits=use, stats=st)
+    if item_sz is None and not crop and len(st.get('sizes') or {}) > 1: raise DataError([sizes_message(st['sizes'])], str(spec.file or spec.root))   # crops are one size (the cache still needs one)
     fns = [f for s in use for f in spec.files(s)]
     if spec.has_valid:
         if splitter is not None: raise ValueError(f'splitter= and the valid: split of {spec.file}: use one of them')
@@ -154,11 +164,11 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
         item_tfms, batch_tfms = [*([Resize(item_sz, method='squish')] if item_sz else []), *([RandomCrop(sz)] if crop else [])], [SegBatch(sz, aug)]
     else:
         tr = spec.files('train') if spec.has_valid else list(L(fns)[splitter(fns)[0]])
-        stats = ifnone(stats, getattr(spec, 'stats', None)) or band_stats(tr, im.bands, kwargs.get('cache'))   # a run computes them once (`DataSpec.stats`)
+        stats = ifnone(stats, getattr(spec, 'stats', None)) or band_stats(tr, im.bands, kwargs.get('cache'), nodata=im.nodata)   # a run computes them once (`DataSpec.stats`)
         blocks = (TransformBlock(type_tfms=BandReader(im.bands)), TransformBlock(type_tfms=mask_tensor, item_tfms=AddMaskCodes(spec.codes)))
         item_tfms = [*([ResizeBands(item_sz)] if item_sz else []), *([CropBands(sz)] if crop else [])]
         batch_tfms = [SegBatch(sz, aug, Normalize.from_stats(stats['mean'], stats['std'], cuda=False), ScaleBands(stats['lo'], stats['hi'], im.bands))]
-    dblock = DataBlock(blocks=blocks, get_items=lambda _: fns, get_y=GetMask(lf, spec.reader), splitter=splitter, item_tfms=item_tfms, batch_tfms=batch_tfms)
+    dblock = DataBlock(blocks=blocks, get_items=lambda _: fns, get_y=GetMask(lf, spec.reader, im.nodata), splitter=splitter, item_tfms=item_tfms, batch_tfms=batch_tfms)
     kwargs.setdefault('dl_type', CacheDL)   # with a cache or without (`_cache_kwargs` gives it its cache)
     kwargs.setdefault('device', rank_device())   # under a launcher, the local rank's GPU, made current before anything touches one
     kwargs.setdefault('pin_memory', torch.device(kwargs['device']).type == 'cuda')
@@ -327,23 +337,28 @@ class ScaleBands(DisplayedTransform):
         return ((x.float() - lo) / (hi - lo)).clamp(0, 1)
 
 def _img_stats(args)->np.ndarray:
-    "Per band of one image file: lowest, highest, sum, sum of squares, count (runs in a worker)"
-    fn, bands = args
-    a = read_image(fn, bands); a = a.reshape(-1, a.shape[2]).astype(np.float64)
+    "Per band of one image file, its nodata pixels left out: lowest, highest, sum, sum of squares, count (runs in a worker)"
+    fn, bands, nodata = args
+    full = read_image(fn); a = full if bands is None else full[..., [b - 1 for b in bands]]
+    nd = nodata_pixels(full, nodata)
+    a = (a if nd is None else a[~nd]).reshape(-1, a.shape[-1]).astype(np.float64)
+    if not len(a): return np.stack([np.full(a.shape[1], np.inf), np.full(a.shape[1], -np.inf), *np.zeros((3, a.shape[1]))])   # all nodata: counts nothing
     return np.stack([a.min(0), a.max(0), a.sum(0), (a * a).sum(0), np.full(a.shape[1], len(a))])
 
 def band_stats(fns:list, # The training images
                bands:list|None=None, # The bands kept, numbered from 1; None: all
                cache:SegCache|None=None, # Their cache, if there is one: read from its arrays instead of the files
                n_workers:int|None=None, # Reader processes for the files; default all cores for 64 images or more
+               nodata:float|int|None=None, # The images' nodata value: pixels with it in every band are left out
               )->dict: # lo, hi (raw values), mean, std (of the images scaled to 0..1), one figure per band
     "Per band, over the training images: the lowest and highest value, and the mean and standard deviation once scaled to 0..1 by them"
     if cache is not None:
         rows, parts = np.sort(cache.rows(fns)), []
         for i in range(0, len(rows), 64):
             a = np.asarray(cache.imgs[rows[i:i + 64]], np.float64).transpose(1, 0, 2, 3).reshape(cache.imgs.shape[1], -1).T
-            parts.append(np.stack([a.min(0), a.max(0), a.sum(0), (a * a).sum(0), np.full(a.shape[1], len(a))]))
-    else: parts = parallel(_img_stats, [(f, bands) for f in fns], n_workers=ifnone(n_workers, defaults.cpus if len(fns) >= 64 else 0), progress=False)
+            if nodata is not None: a = a[~nodata_pixels(a[None], nodata)[0]]   # the bands kept: nodata in every one of them
+            if len(a): parts.append(np.stack([a.min(0), a.max(0), a.sum(0), (a * a).sum(0), np.full(a.shape[1], len(a))]))
+    else: parts = parallel(_img_stats, [(f, bands, nodata) for f in fns], n_workers=ifnone(n_workers, defaults.cpus if len(fns) >= 64 else 0), progress=False)
     s = np.stack(parts)
     lo, hi, n = s[:, 0].min(0), s[:, 1].max(0), s[:, 4].sum(0)
     mean, var = s[:, 2].sum(0) / n, s[:, 3].sum(0) / n - (s[:, 2].sum(0) / n) ** 2

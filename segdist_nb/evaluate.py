@@ -17,7 +17,8 @@ from .dls import *
 from .metrics import *
 from .plots import *
 from .distributed import setup_distrib, print0
-from .predict import load_model, predict_masks, engines, check_predict_options, _inside
+from .predict import load_model, predict_masks, engines, check_predict_options, check_inputs, _inside
+from .model import image_digest
 
 # %% auto #0
 __all__ = ['image_confusion', 'image_scores', 'evaluate', 'eval_parser', 'segdist_eval']
@@ -27,7 +28,8 @@ def image_confusion(pred:np.ndarray, # (H, W) predicted class indices
                     truth:np.ndarray, # (H, W) true class indices
                     n:int, # Number of classes
                    )->np.ndarray: # (n, n) int64, rows truth, columns prediction
-    "The confusion matrix of one image, as training counts it"
+    "The confusion matrix of one image, as training counts it; pixels predicted as no class (the image's nodata) are not counted"
+    truth = np.where(np.asarray(pred) >= n, ignore_index, truth)   # where the input was nodata, nothing was predicted: nothing to score
     return batch_confusion(torch.from_numpy(np.array(pred))[None], torch.from_numpy(np.array(truth))[None], n)[0].numpy()   # copies: PIL's arrays are read-only
 
 def image_scores(cm:np.ndarray, # An image's confusion matrix
@@ -60,7 +62,7 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
              labels:str|None=None, # Mask path template of today's layout, relative to `data` (default 'labels/{stem}_P{suffix}')
              images:str|None=None, # Image folder of today's layout, relative to `data` (default 'images')
              check:bool=True, # Check the data set first (rank 0)
-             split:str|None=None, # Which split of the description: default `test` if it has one, else every image of every split
+             split:str|None=None, # Which split of the description: default `test` if it has one, else every image of every split but those the model trained on
              engine:str='auto', # auto (onnxruntime on the CPU when installed), torch, torch-bf16 or onnx (`load_model`)
              compile:bool=False, # Compile the PyTorch model
             )->dict|None: # eval.json's contents, on rank 0
@@ -73,7 +75,7 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
     if split is not None and split not in spec.splits:
         raise DataError([f"--split {split}: the data set has the splits {list(spec.splits)}: choose one of them (test: in data.yaml)"], str(spec.file or spec.root))
     use = [split] if split else list(spec.splits)
-    gm = GetMask(spec.label_fn(use), spec.reader)
+    gm = GetMask(spec.label_fn(use), spec.reader, spec.imagery.nodata)
     fns = sorted(f for s in use for f in spec.files(s))
     if out is not None:   # the folders it reads are not written to: its pictures would be read as images next time
         ins = {Path(o).absolute() for f in fns for o in (f.parent, Path(gm.label_fn(f)).parent)}
@@ -84,6 +86,8 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
     if list(codes) != list(m.codes):
         raise DataError([f"the model's classes {list(m.codes)} are not those of the data set {list(codes)}: evaluate on data "
                          f"labelled with the model's classes (same names, same order)"], str(spec.file or spec.root/'codes.txt'))
+    check_inputs(m, fns)   # images unlike the model's training images: refused, naming both
+    fns, left = _not_trained_on(m, spec, fns, split, use, rank)
     if check and rank == 0: check_spec(spec, splits=use, unreadable=[])   # files that cannot be read are skipped below, by name
     n = len(codes)
     cm, rows, skipped = np.zeros((n, n), np.int64), [], []
@@ -98,8 +102,23 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
     cm, rows, skipped = sum(p[0] for p in parts), [r for p in parts for r in p[1]], [s for p in parts for s in p[2]]
     if not rows: raise DataError([f'no image could be scored: ' + '; '.join(f'{f} ({why})' for f, why in skipped[:3])], str(spec.file or spec.root))
     return _write_eval(m, spec.root, fns, gm, cm, rows, out, dict(model=str(model) if not isinstance(model, Learner) else 'Learner',
-                       data=str(spec.file or spec.root), split=split, processes=ws, engine=m.engine, bs=bs, tile=tile, overlap=overlap if tile else None, tta=tta,
+                       data=str(spec.file or spec.root), split=split, scored=list(use), trained_on_left_out=left, processes=ws, engine=m.engine, bs=bs, tile=tile, overlap=overlap if tile else None, tta=tta,
                        skipped=[dict(file=Path(f).relative_to(spec.root).as_posix() if Path(f).is_relative_to(spec.root) else str(f), reason=why) for f, why in skipped]), t0, k)
+
+def _not_trained_on(m, spec, fns:list, split:str|None, use:list, rank:int)->tuple:
+    "(the images to score, how many the model trained on were left out): without a split named and no test split, those the model did not train on; else all, saying how many it trained on"
+    where = str(spec.file or spec.root)
+    seen = None if m.digests is None else {f for f in fns if image_digest(f) in m.digests}
+    if split is None:
+        if seen is None: raise ValueError(f"{where} has no test split, and the model does not record its training images: say which images to score with "
+                                          f"--split (one of {list(spec.splits)}; split= in Python), or give a data set with a test: split")
+        if len(seen) == len(fns): raise ValueError(f"{where} has no test split, and the model trained on every one of its {len(fns)} images: scores of "
+                                                   f"them would flatter it; give a data set with a test: split, or --split {use[0]} to score them anyway")
+        if rank == 0: print(f"no test split in {where}: scoring the {len(fns) - len(seen)} images of {'/'.join(use)} that the model did not train on"
+                            f" ({len(seen)} it trained on left out; --split {use[0]} scores every one)", flush=True)
+        return [f for f in fns if f not in seen], len(seen)
+    if seen and rank == 0: print(f"note: the model trained on {len(seen)} of the {len(fns)} images of split {split}: their scores flatter it", flush=True)
+    return fns, 0
 
 # %% ../nbs/05c_evaluate.ipynb #a4057a50
 def _write_eval(m, data:Path, fns:list, gm, cm:np.ndarray, rows:list, out, how:dict, t0:float, k:int)->dict:

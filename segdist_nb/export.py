@@ -15,7 +15,7 @@ from .data import default_splitter
 from .dataset import load_data
 from .dls import GetMask
 from .metrics import SegStats, seg_metric_fns
-from .predict import NormalizedModel, OnnxModel, onnx_proto, load_model, image_batch, predict_masks, model_size
+from .predict import NormalizedModel, OnnxModel, onnx_proto, load_model, image_batch, predict_masks, model_size, check_inputs
 from .evaluate import image_confusion
 
 # %% auto #0
@@ -144,6 +144,7 @@ def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
     if list(spec.codes) != list(f32.codes):
         raise ValueError(f"the model's classes {f32.codes} are not those of the data set {list(spec.codes)} ({data}): calibrate on the data it was trained on")
     if not val: raise ValueError(f'{data}: no validation images to check the int8 model on: give a data set with a validation split')
+    check_inputs(f32, trn + val + list(calib or []))   # calibrated and checked on images like the training images, or refused naming both
     cal = calib if calib is not None else [trn[i] for i in sorted(np.random.default_rng(seed).permutation(len(trn))[:n_calib])]
     class Reader(CalibrationDataReader):
         def __init__(self): self.it = (dict(image=image_batch([f32.reader(f)[1]], f32.sz).numpy()) for f in cal)
@@ -159,7 +160,7 @@ def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
                             activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, nodes_to_exclude=keep)
         finally: logging.getLogger().setLevel(lvl)
         q = onnx.load(f'{d}/int8.onnx')
-    res = int8_scores(f32, OnnxModel(q, cpu=True), val, GetMask(spec.label_fn(), spec.reader), bs)
+    res = int8_scores(f32, OnnxModel(q, cpu=True), val, GetMask(spec.label_fn(), spec.reader, spec.imagery.nodata), bs)
     lim = {**int8_limits, **limits}
     res.update(calibration_images=len(cal), limits=lim, scheme=f"QDQ, int8 weights per channel, uint8 activations, MinMax calibration; "
                f"{'first and last convolutions in float' if keep else 'every convolution int8'}")

@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/model.html.md"""
 
 # %% ../nbs/03_model.ipynb #4cf006e6
 from __future__ import annotations
-import inspect, os, time, warnings
+import hashlib, inspect, os, time, warnings
 from contextlib import contextmanager
 from pathlib import Path
 import numpy as np, torch, torchvision
@@ -26,7 +26,8 @@ import timm
 # %% auto #0
 __all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'cpu_bf16',
            'seg_precision', 'precision_note', 'SegMixedPrecision', 'body_weights', 'load_encoder', 'check_pretrained',
-           'seg_opt', 'DeviceSmoothLoss', 'BarProgressCallback', 'HostLosses', 'sync_free', 'dls_bands', 'seg_learner']
+           'seg_opt', 'DeviceSmoothLoss', 'BarProgressCallback', 'HostLosses', 'sync_free', 'image_digest',
+           'TrainingRecord', 'dls_bands', 'seg_learner']
 
 # %% ../nbs/03_model.ipynb #89ded331
 def dls_codes(dls:DataLoaders)->list|None:
@@ -241,6 +242,37 @@ def no_bar(self:Learner):
     finally:
         if cb is not None: self.add_cb(cb)
 
+# %% ../nbs/03_model.ipynb #b5664fc0
+def image_digest(fn:Path|str, # An image file
+                )->str:
+    "A digest of an image file: its size and 8 blocks of 4 KiB spread over it (the whole file when smaller), which tells a copy of it from another image"
+    fn = Path(fn); n = fn.stat().st_size
+    h = hashlib.sha1(str(n).encode())
+    with open(fn, 'rb') as f:
+        if n <= 8 * 4096: h.update(f.read())
+        else:
+            for i in range(8): f.seek((n - 4096) * i // 7); h.update(f.read(4096))
+    return h.hexdigest()[:16]
+
+class TrainingRecord:
+    "What a learner trained on, exported with it: its images' `Imagery`, their band statistics, and the digests of its training images"
+    def __init__(self, imagery:dict|None=None, # `Imagery.to_dict()` of the training images; None: not known
+                 files:list=(), # The training images (their digests are computed when the record is pickled)
+                 stats:dict|None=None, # Band statistics (`band_stats`) of bands at their depth
+                ): self.imagery, self.files, self.stats, self._digests, self.n = imagery, [str(f) for f in files], stats, None, len(files)
+    @classmethod
+    def of(cls, dls:DataLoaders)->TrainingRecord:
+        "The record of `dls`'s training images (their `Imagery` when `seg_dls` made the loaders)"
+        spec = getattr(dls, 'spec', None)
+        return cls(spec.imagery.to_dict() if spec is not None else None, list(dls.train_ds.items), getattr(dls, 'stats', None))
+    @property
+    def digests(self)->set:
+        "The training images' `image_digest`s"
+        if self._digests is None: self._digests = {image_digest(f) for f in self.files if Path(f).is_file()}
+        return self._digests
+    def __getstate__(self): return dict(imagery=self.imagery, stats=self.stats, n=self.n, files=[], _digests=self.digests)   # the digests, not the paths
+    def __repr__(self): return f'TrainingRecord({self.imagery}, {self.n} training images)'
+
 # %% ../nbs/03_model.ipynb #5e706956
 def _encoder_norm(dls:DataLoaders, stats:tuple, name:str):
     "Normalise `dls` with the statistics an encoder's weights were trained with, when they are not ImageNet's (they travel in model.pkl)"
@@ -320,6 +352,7 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
     learn.model.register_buffer('class_weights', wt if wt is not None else torch.ones(n))
     learn.codes, learn.void, learn.arch_name, learn.precision = codes, void, arch_name(arch), seg_precision(precision, dls.device)
     learn.loss_name, learn.decoder = loss, decoder
+    learn.trained_on = TrainingRecord.of(dls)   # what it trains on, exported with it: prediction, evaluation and export check their inputs against it
     if learn.precision != 'fp32': learn.add_cb(SegMixedPrecision(learn.precision))   # fastai's `to_fp16`/`to_bf16`, on any device
     if channels_last: learn.model.to(memory_format=torch.channels_last)   # now, not only when a fit starts: loaded weights keep the layout
     if (sb := batch_part(dls, SegBatch)) is not None: sb.channels_last = channels_last   # the batches leave `SegBatch` in the model's layout

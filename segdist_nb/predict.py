@@ -15,16 +15,16 @@ from fastcore.all import *
 from fastai.vision.all import *
 import fastprogress.fastprogress
 from fastprogress.fastprogress import progress_bar
-from .data import seg_palette, read_image, resize_bands, is_tiff, image_files, mark_output
+from .data import seg_palette, read_image, resize_bands, is_tiff, image_files, mark_output, image_info, image_nodata, nodata_pixels, Imagery, ignore_index, say_once
 from .plots import image_view
 from .dls import ScaleBands, batch_part
 from .speed import compile_unet
 
 # %% auto #0
-__all__ = ['engines', 'palette_png', 'overlay', 'model_size', 'ImageReader', 'LearnerModel', 'NormalizedModel', 'BinPool',
-           'bin_pools', 'onnx_proto', 'OnnxModel', 'load_model', 'tile_starts', 'tile_weights', 'predict_tiled',
-           'image_batch', 'open_image', 'predict_masks', 'check_predict_options', 'geo_tiff', 'write_geotiff',
-           'output_plan', 'predict_folder', 'segdist_predict']
+__all__ = ['engines', 'palette_png', 'overlay', 'model_size', 'ImageReader', 'model_imagery', 'LearnerModel', 'NormalizedModel',
+           'BinPool', 'bin_pools', 'onnx_proto', 'OnnxModel', 'load_model', 'tile_starts', 'tile_weights',
+           'predict_tiled', 'image_batch', 'open_image', 'predict_masks', 'check_input', 'check_inputs',
+           'check_predict_options', 'geo_tiff', 'write_geotiff', 'output_plan', 'predict_folder', 'segdist_predict']
 
 # %% ../nbs/05b_predict.ipynb #b4cac954
 def palette_png(mask:np.ndarray, # (H, W) class indices
@@ -56,18 +56,31 @@ def model_size(learn:Learner)->tuple:
     return _hw(sz)
 
 class ImageReader:
-    "How a model reads an image file: fastai's `PILImage` for 8-bit pictures, or its bands at their depth, scaled as in training (`ScaleBands`)"
-    def __init__(self, scale:ScaleBands|None=None): self.scale = scale   # the training's band scaling; None: 8-bit pictures
+    "How a model reads an image file: fastai's `PILImage` for 8-bit pictures, or its bands at their depth, scaled as in training (`ScaleBands`); and where it is nodata"
+    def __init__(self, scale:ScaleBands|None=None, # The training's band scaling; None: 8-bit pictures
+                 nodata:float|int|None=None, # The training images' nodata value, for images that record none of their own
+                ): self.scale, self.nodata = scale, nodata
     @property
     def n_in(self)->int: return 3 if self.scale is None else len(self.scale.lo)
-    def __call__(self, fn)->tuple: # (an 8-bit RGB PIL view of the image, for pictures and overlays; what the model takes)
-        "A `PILImage` twice for a picture (it is resized as fastai resizes); for bands, a view and the (C, H, W) float tensor in 0..1"
-        if self.scale is None: im = PILImage.create(fn); return im, im
-        a = read_image(fn, self.scale.bands)
-        return PILImage.create(image_view(a)), self.scale.scale(torch.from_numpy(a.transpose(2, 0, 1).copy()))   # the view stretched per image
+    def read(self, fn)->tuple: # (an 8-bit RGB PIL view of the image, what the model takes, (H, W) bool of its nodata pixels or None)
+        "A `PILImage` twice for a picture (it is resized as fastai resizes); for bands, a view and the (C, H, W) float tensor in 0..1; and the image's nodata pixels (its own nodata value, else the training's)"
+        nd = ifnone(image_nodata(fn), self.nodata)
+        if self.scale is None:
+            im = PILImage.create(fn)
+            return im, im, None if nd is None else nodata_pixels(read_image(fn), nd)
+        full = read_image(fn); a = full if self.scale.bands is None else np.ascontiguousarray(full[..., [b - 1 for b in self.scale.bands]])
+        return PILImage.create(image_view(a)), self.scale.scale(torch.from_numpy(a.transpose(2, 0, 1).copy())), nodata_pixels(full, nd)   # the view stretched per image
+    def __call__(self, fn)->tuple: return self.read(fn)[:2]
     def tensor(self, x)->Tensor:
         "What `__call__` returned for the model, as a (C, H, W) float tensor in 0..1"
         return image2tensor(x).float().div(255) if isinstance(x, Image.Image) else x
+
+def model_imagery(learn:Learner)->Imagery:
+    "What `learn` trained on: its `TrainingRecord`'s `Imagery`, or for a learner from before the record, what its batch transforms tell (pictures, or the bands it scales)"
+    rec = getattr(learn, 'trained_on', None)
+    if rec is not None and rec.imagery: return Imagery.from_dict(rec.imagery)
+    sc = batch_part(learn.dls, ScaleBands)
+    return Imagery('uint8', None) if sc is None else Imagery(None, None if sc.bands else len(sc.lo), sc.bands)
 
 class LearnerModel:
     "A fastai learner (`model.pkl`) as a function from images in 0..1 to class probabilities, with its normalisation and precision"
@@ -87,10 +100,16 @@ class LearnerModel:
                                for o in ((norm.mean, norm.std) if norm is not None else (0., 1.))]
         n = get_c(learn.dls) or len(learn.codes)
         self.codes, self.void, self.sz = getattr(learn, 'codes', None) or [str(i) for i in range(n)], getattr(learn, 'void', None), model_size(learn)
-        self.reader = ImageReader(batch_part(learn.dls, ScaleBands))
+        self.imagery = model_imagery(learn)   # what it trained on (`check_inputs`)
+        self.reader = ImageReader(batch_part(learn.dls, ScaleBands), self.imagery.nodata)
         prec = getattr(learn, 'precision', 'fp32')
         self.amp, self.dtype = bf16 or (self.device.type == 'cuda' and prec in ('fp16', 'bf16')), torch.bfloat16 if bf16 or prec == 'bf16' else torch.float16
         if bf16: self.engine = 'torch bf16'
+    @property
+    def digests(self)->set|None:
+        "The `image_digest`s of its training images (its `TrainingRecord`), None when it records none"
+        rec = getattr(self.learn, 'trained_on', None)
+        return None if rec is None else rec.digests
     def probs(self, x:Tensor)->Tensor:
         "Class probabilities (N, C, H, W) of images `x` (N, bands, H, W) in 0..1"
         with torch.no_grad(), torch.autocast(self.device.type, dtype=self.dtype, enabled=self.amp):
@@ -152,6 +171,7 @@ def onnx_proto(m:LearnerModel, # A learner's model
     with bin_pools(module) if fixed else contextlib.nullcontext(): export({0: 'batch'} if fixed else {0: 'batch', **hw})
     g = onnx.load_from_string(buf.getvalue())
     meta = dict(codes=json.dumps(list(m.codes)), void=json.dumps(m.void), sz=json.dumps([h, w]), multiple='32', **({'fixed': json.dumps([h, w])} if fixed else {}),
+                imagery=json.dumps(m.imagery.to_dict()), **({} if m.digests is None else dict(trained_on=json.dumps(sorted(m.digests)))),
                 input=(f'image: float32 (N, {r.n_in}, H, W), ' + ('RGB, values 0..1' if r.scale is None else 'bands scaled to 0..1 by scale (lo and hi per band, clipped)')
                        + ' (the normalisation is in the graph); H and W multiples of 32'),
                 **({} if r.scale is None else dict(scale=json.dumps(dict(lo=r.scale.lo, hi=r.scale.hi, bands=r.scale.bands)))),
@@ -183,7 +203,10 @@ class OnnxModel:
         self.codes, self.void, self.sz = json.loads(meta['codes']), json.loads(meta.get('void', 'null')), _hw(json.loads(meta['sz']))
         self.multiple, self.device, self.meta = int(meta.get('multiple', 32)), torch.device('cpu'), meta
         self.fixed = _hw(json.loads(meta['fixed'])) if 'fixed' in meta else None   # a graph of one input size (adaptive pooling)
-        self.reader = ImageReader(ScaleBands(**json.loads(meta['scale'])) if 'scale' in meta else None)
+        sc = ScaleBands(**json.loads(meta['scale'])) if 'scale' in meta else None
+        self.imagery = Imagery.from_dict(json.loads(meta['imagery'])) if 'imagery' in meta else Imagery('uint8', None) if sc is None else Imagery(None, None if sc.bands else len(sc.lo), sc.bands)
+        self.digests = set(json.loads(meta['trained_on'])) if 'trained_on' in meta else None
+        self.reader = ImageReader(sc, self.imagery.nodata)
         self.engine = 'onnx int8' if 'int8' in meta else "onnx"
     def probs(self, x:Tensor)->Tensor:
         "Class probabilities (N, C, H, W) of images `x` (N, bands, H, W) in 0..1; sides padded to a multiple of 32 and cropped back"
@@ -293,8 +316,8 @@ def open_image(reader:ImageReader, # How the model reads images
                fn:Path|str, # An image file
                skipped:list|None=None, # Where an unreadable file is noted as (file, reason); None: raise
               ):
-    "`reader(fn)`; an unreadable file is noted in `skipped` (and None returned), or a `ValueError` naming it"
-    try: return reader(fn)
+    "`reader.read(fn)`; an unreadable file is noted in `skipped` (and None returned), or a `ValueError` naming it"
+    try: return reader.read(fn)
     except Exception as e:   # PIL's UnidentifiedImageError (an empty file), OSError (truncated), ...
         why = f'{type(e).__name__}: {e}'
         if skipped is None: raise ValueError(f'image {fn} cannot be read ({why})') from None
@@ -311,24 +334,66 @@ def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `load_model`)
                   skipped:list|None=None, # Images that cannot be read are noted here as (file, reason) and left out; None: raise
                   probs:bool=False, # Yield each whole image's (C, H, W) class probabilities instead of its mask
                  ):
-    "Yield (file, image, (H, W) uint8 mask) for each image file: resized whole to the training size, or by tiles"
+    "Yield (file, image, (H, W) uint8 mask) for each image file: resized whole to the training size, or by tiles; `ignore_index` where the image is nodata"
     it = progress_bar(fns, leave=False) if progress and not fastprogress.fastprogress.NO_BAR else fns
     r = model.reader
     if tile and probs: raise ValueError('probs=True is for whole images: leave tile out')
     if tile:
         for fn in it:
             got = open_image(r, fn, skipped)
-            if got is not None: yield fn, got[0], predict_tiled(model, r.tensor(got[1]), tile, overlap, bs, tta)
+            if got is not None: yield fn, got[0], _nodata(predict_tiled(model, r.tensor(got[1]), tile, overlap, bs, tta), got[2])
         return
     for chunk in chunked(it, bs):
         got = [(f, open_image(r, f, skipped)) for f in chunk]
         chunk, got = [f for f, o in got if o is not None], [o for f, o in got if o is not None]
         if not got: continue
-        imgs = [v for v, _ in got]
-        p = _tta(model, image_batch([x for _, x in got], ifnone(sz, model.sz)), tta)
-        for fn, im, pk in zip(chunk, imgs, p):
+        p = _tta(model, image_batch([x for _, x, _ in got], ifnone(sz, model.sz)), tta)
+        for fn, (im, _, nd), pk in zip(chunk, got, p):
             pk = F.interpolate(pk[None], size=(im.height, im.width), mode='bilinear', align_corners=False)[0]
-            yield fn, im, pk.cpu() if probs else pk.argmax(0).byte().cpu().numpy()
+            yield fn, im, pk.cpu() if probs else _nodata(pk.argmax(0).byte().cpu().numpy(), nd)
+
+def _nodata(mask:np.ndarray, nd:np.ndarray|None)->np.ndarray:
+    "`mask` with `ignore_index` (no class, the masks' nodata) where the image is nodata"
+    if nd is not None and nd.shape == mask.shape: mask[nd] = ignore_index
+    return mask
+
+# %% ../nbs/05b_predict.ipynb #618e8d98
+def check_input(want:Imagery, # What the model trained on (`LearnerModel.imagery`)
+                fn:Path|str, # An image file
+               )->tuple: # (the problem or None, a note or None)
+    "Whether the image `fn` is what a model of `want` takes, from its header"
+    try: dt, n, _ = image_info(fn)
+    except Exception: return None, None   # unreadable: named, and skipped, when it is read
+    got = Imagery(dt, n, tiff=is_tiff(fn))
+    what = f'an 8-bit picture of {n} band(s)' if got.plain else f'{dt}, {n} band(s)'
+    if want.plain:
+        exp = f'8-bit pictures' + (f' of {want.n} band(s)' if want.n else '')
+        if not got.plain: return f'{fn} is {what}, and the model was trained on {exp}', None
+        if want.n and n != want.n:
+            return None, (f'{fn} is {what}: read as RGB ({"its band in each channel" if n == 1 else "its alpha left out" if n == 4 else "as fastai reads it"}), '
+                          f'as the model\'s training pictures ({want.n} band(s)) were')
+        return None, None
+    exp = f"{want.dtype or 'bands'}, {want.n or 'some'} band(s)" + (f', bands {want.bands} of them' if want.bands else '')
+    if (want.dtype is not None and dt != want.dtype) or (want.n is not None and n != want.n) or (want.bands and max(want.bands) > n):
+        return f'{fn} is {what}, and the model was trained on {exp}', None
+    return None, None
+
+def check_inputs(model, # A `LearnerModel` or `OnnxModel`
+                 fns:list, # Image files
+                )->list: # The notes said
+    "Refuse (`ValueError`) images unlike the model's training images, naming each kind with a file; say the notes of the others once each"
+    want, bad, notes = getattr(model, 'imagery', None), {}, []
+    if want is None: return []
+    for f in fns:
+        p, note = check_input(want, f)
+        if p is not None: bad.setdefault(p.split(' is ', 1)[1], []).append(f)
+        if note is not None and note.split(' is ', 1)[1] not in {o.split(' is ', 1)[1] for o in notes}: notes.append(note)
+    if bad:
+        eg = '; '.join(f"{v[0]} is {k}" + (f' ({len(v) - 1} more like it)' if len(v) > 1 else '') for k, v in bad.items())
+        raise ValueError(f"{sum(map(len, bad.values()))} image(s) are not what the model takes: {eg}: give it images like its training images "
+                         f"(the same depth and bands), or train a model on images like these")
+    for o in notes: say_once(o)
+    return notes
 
 # %% ../nbs/05b_predict.ipynb #64a5d545
 def check_predict_options(bs:int=8, # Images or windows per batch
@@ -351,19 +416,23 @@ def geo_tiff(fn:Path|str)->bool:
         return 34735 in tags or 33922 in tags   # GeoKeyDirectoryTag, ModelTiepointTag
     except Exception: return False
 
-def write_geotiff(mask:np.ndarray, # (H, W) class indices
+def write_geotiff(mask:np.ndarray, # (H, W) class indices, `ignore_index` where the image is nodata
                   src:Path|str, # The GeoTIFF it was predicted from
                   dst:Path|str, # The mask's GeoTIFF
                   palette:np.ndarray, # (n, 3) uint8, its colour map
+                  codes:list|None=None, # The class names, written into its metadata (tags)
                  ):
-    "`mask` as a one-band GeoTIFF with the coordinate system, transform and size of `src`, coloured by `palette` (rasterio)"
+    "`mask` as a one-band GeoTIFF with the coordinate system, transform and size of `src`, coloured by `palette`, nodata `ignore_index` where no class is predicted, the class names in its tags (rasterio)"
     import rasterio
     with rasterio.open(src) as s: crs, transform, size = s.crs, s.transform, (s.height, s.width)
     if mask.shape != size: raise ValueError(f'the mask of {src} is {mask.shape[1]}x{mask.shape[0]}, not {size[1]}x{size[0]} like the image')
     with rasterio.open(dst, 'w', driver='GTiff', height=size[0], width=size[1], count=1, dtype='uint8', crs=crs, transform=transform,
-                       compress='deflate') as d:
+                       nodata=ignore_index, compress='deflate') as d:
         d.write(mask.astype(np.uint8), 1)
-        d.write_colormap(1, {i: tuple(int(v) for v in c) for i, c in enumerate(palette)})
+        d.write_colormap(1, {**{i: tuple(int(v) for v in c) for i, c in enumerate(palette)}, ignore_index: (0, 0, 0, 0)})
+        if codes is not None:   # what each value is, for a GIS and for whoever reads the file without palette.json
+            d.update_tags(classes=json.dumps(list(codes)), nodata=f'{ignore_index}: no class predicted (the image is nodata there)')
+            d.update_tags(1, **{f'class_{i}': str(c) for i, c in enumerate(codes)})
 
 def output_plan(images:Path|str, # Folder of images (searched recursively) or one image
                 out:Path|str, # Folder for the masks
@@ -415,6 +484,7 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
     check_predict_options(bs, tile, overlap)
     plan, note = output_plan(images, out)   # refused before anything is read or written
     m = load_model(model, cpu, engine, compile)
+    check_inputs(m, list(plan))   # images unlike the training images are refused before anything is written
     out = Path(out)
     if note and verbose: print(note)
     pal = seg_palette(len(m.codes))
@@ -426,7 +496,7 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
         dst.parent.mkdir(parents=True, exist_ok=True)
         tmp = dst.with_name(dst.name + '.tmp')   # whole or not at all: an interrupt leaves no torn mask
         try:
-            if dst.suffix == '.tif': write_geotiff(mask, fn, tmp, pal)   # a GeoTIFF in, a GeoTIFF out: the same coordinates
+            if dst.suffix == '.tif': write_geotiff(mask, fn, tmp, pal, m.codes)   # a GeoTIFF in, a GeoTIFF out: the same coordinates, nodata where the image is
             else: palette_png(mask, pal).save(tmp, format='PNG')
             os.replace(tmp, dst)
         finally: tmp.unlink(missing_ok=True)

@@ -7,6 +7,7 @@ Docs: https://segdist.github.io/segdist_nb/recipe.html.md"""
 # %% ../nbs/04d_recipe.ipynb #6cf3fba7
 from __future__ import annotations
 import csv, json, os, shutil, sys, time
+from collections import Counter
 from pathlib import Path
 import numpy as np, torch, torchvision, yaml
 from fastai.vision.all import *
@@ -29,8 +30,8 @@ from .runfolder import *
 
 # %% auto #0
 __all__ = ['seed_stages', 'stage_keys', 'default_config', 'keep_choices', 'monitor_choices', 'scale_stages', 'check_config',
-           'load_config', 'stage_dls', 'RunError', 'data_changes', 'plan_run', 'run_stage', 'final_metrics', 'stopped',
-           'train']
+           'load_config', 'stage_dls', 'one_size', 'RunError', 'data_changes', 'plan_run', 'run_stage', 'final_metrics',
+           'stopped', 'train']
 
 # %% ../nbs/04d_recipe.ipynb #a7b94776
 seed_stages = [
@@ -165,6 +166,27 @@ def _prepare_data(cfg:dict)->DataSpec:
     data = cfg['data'] if cfg['data'] is not None else synthetic_once('data/synth', n=cfg['synth_n'], size=96)
     return load_data(data, cfg['images'], cfg['labels'])
 
+# %% ../nbs/04d_recipe.ipynb #bb26ba21
+def _sizes(fns:list)->Counter:
+    "The (height, width) of each image from its header; an unreadable one is left to the loader, which names it"
+    out = Counter()
+    for f in fns:
+        try: out[image_info(f)[2]] += 1
+        except Exception: pass
+    return out
+
+def one_size(stages:list, # The run's stages
+             sizes:Counter, # (height, width) -> number of images (`check_spec`'s `stats`)
+            )->int|tuple|None: # The `item_sz` that makes them one size, or None when they are
+    "None when the images have one size; else the largest stage size, which every image and mask is resized to, said in a line"
+    if len(sizes) <= 1: return None
+    hw = lambda s: (s, s) if isinstance(s, int) else tuple(s)
+    sz = max((st['sz'] for st in stages), key=lambda s: hw(s)[0] * hw(s)[1])
+    h, w = hw(sz)
+    print0(f"the images have {sizes_text(sizes)}: each image and its mask is resized to {w}x{h}, the largest stage size, "
+           f"as fastai's Resize(method='squish') does (--item-sz H,W to choose another size)")
+    return sz
+
 # %% ../nbs/04d_recipe.ipynb #6c8ab4ba
 class RunError(ValueError):
     "A problem with the inputs of a run (data, config, checkpoint, run folder), found before anything is written"
@@ -198,11 +220,14 @@ def plan_run(cfg:dict, # A config (see `default_config`)
     # rank 0 alone reads every file: the other ranks would repeat the same reads, and if rank 0 finds a problem the
     # launcher stops them
     fns = [f for s in use for f in spec.files(s)]
+    st = {}
     if cfg['check'] and rank_distrib() == 0:
         if cfg['cache'] and cache_checked(spec.root, codes, fns, spec.label_fn(use), None if cfg['cache'] is True else cfg['cache'], cfg['item_sz'], spec.reader, spec.imagery):
             print0('data check: the cache of these files records that they passed it; not read again')
-        else: check_spec(spec, splits=use)
+        else: check_spec(spec, splits=use, stats=st)
     if not fns: raise DataError([f"{spec.splits['train'].images} holds no image files: put the images there, or pass --images"], str(spec.root))
+    if cfg['item_sz'] is None and (cfg['cache'] or not all(s.get('crop') for s in cfg['stages'])):   # crops from the files are one size; a cache needs one
+        cfg['item_sz'] = one_size(cfg['stages'], st.get('sizes') or _sizes(fns))
     void = void_idx(ifnone(cfg['void'], spec.void), codes)
     arch = cfg['arch']
     timm_name(arch)   # an unknown encoder is refused first
@@ -355,7 +380,7 @@ def train(cfg:dict, # A config (see `default_config`)
         cache = seg_cache(p.data.root, p.fns, p.data.label_fn(p.use), None if cfg['cache'] is True else cfg['cache'],
                           cfg['item_sz'], checked=p.codes if cfg['check'] else None, reader=p.data.reader, imagery=p.data.imagery) if cfg['cache'] else None
         if not p.data.imagery.plain:   # bands at their depth: their statistics, once for the run (recorded in config.json, carried by model.pkl)
-            p.data.stats = band_stats(p.data.files('train') if p.data.has_valid else [p.fns[i] for i in p.splits[0]], p.data.imagery.bands, cache)
+            p.data.stats = band_stats(p.data.files('train') if p.data.has_valid else [p.fns[i] for i in p.splits[0]], p.data.imagery.bands, cache, nodata=p.data.imagery.nodata)
             print0(f"{p.data.imagery}: bands scaled by their lowest and highest values over the training split, lo {p.data.stats['lo']}, hi {p.data.stats['hi']}")
         if rank == 0:
             try:
