@@ -47,7 +47,7 @@ def main():
     p = argparse.ArgumentParser(); p.add_argument('data'); p.add_argument('out')
     p.add_argument('--budget', type=float, default=900); p.add_argument('--arch', default='resnet18'); p.add_argument('--decoder', default='unet')
     p.add_argument('--sz', type=int, default=128); p.add_argument('--bs', type=int, default=8); p.add_argument('--lr', type=float, default=1e-3)
-    p.add_argument('--seed', type=int, default=0)
+    p.add_argument('--seed', type=int, default=0); p.add_argument('--bf16', action='store_true', help='bf16 autocast, as the library on a CPU that computes bf16')
     a = p.parse_args()
     ddp = int(os.environ.get('WORLD_SIZE', 1)) > 1
     if ddp: dist.init_process_group('gloo')
@@ -73,14 +73,16 @@ def main():
             x, y = augment(xt[idx], yt[idx].clone(), g)
             x = ((x - MEAN) / STD).contiguous(memory_format=torch.channels_last)
             for grp in opt.param_groups: grp['lr'] = lr_at()
-            out = net(x)
+            with torch.autocast('cpu', dtype=torch.bfloat16, enabled=a.bf16): out = net(x)
+            out = out.float()
             loss = F.cross_entropy(out, y.long(), ignore_index=void if void is not None else -100) + dice(out, y.long())
             opt.zero_grad(); loss.backward(); opt.step(); losses.append(loss.item())
         net.eval(); cm = torch.zeros(n, n, dtype=torch.long)
         with torch.no_grad():
             for i in range(rank * a.bs, len(xv), a.bs * ws):   # each rank validates a share; the counts are summed
                 x = ((xv[i:i + a.bs].float() / 255 - MEAN) / STD).contiguous(memory_format=torch.channels_last)
-                pr, y = model(x).argmax(1), yv[i:i + a.bs].long()
+                with torch.autocast('cpu', dtype=torch.bfloat16, enabled=a.bf16): pr = model(x).argmax(1)
+                y = yv[i:i + a.bs].long()
                 cm += torch.bincount(y.flatten() * n + pr.flatten(), minlength=n * n).view(n, n)
         if ddp: dist.all_reduce(cm)
         m = miou(cm.numpy(), void)

@@ -1,6 +1,6 @@
-"""The quality-at-equal-budget table of the README (issue 28): each row trains from scratch for the same wall-clock.
+"""The time-to-accuracy study (issues 28 and 40): each row trains from scratch for the same wall-clock, then is scored.
 
-    python tools/quality_table.py DATA OUT [--budget 900] [--cpus 2] [--rows seed,unet_seed,unet,fpn,deeplabv3plus,peer]
+    python tools/quality_table.py DATA OUT [--budget 900] [--cpus 2] [--rows r128,a192,...,peer_bf16] [--seed 0]
 
 DATA is a data set with train, valid and test splits (CamVid as the SegNet tutorial ships it, with the data.yaml that
 `segdist-check-data --write` writes and the class names filled in). Each library row is `train.py` on --cpus
@@ -26,6 +26,15 @@ ROWS = {   # name: config (every row: resnet18 from scratch, weights by median f
     'deeplabv3plus': dict(decoder='deeplabv3plus', aug='scene', loss='ce+dice'),
     'segformer': dict(decoder='segformer', aug='scene', loss='ce+dice'),
     'unet_128': dict(decoder='unet', aug='scene', loss='ce+dice', stages=[dict(name='stage-1', sz=128, bs=8, epochs=10, lr=2e-3, pct_start=0.3)]),
+    # issue 40: bf16 where the CPU computes it (precision auto), and the resolution that thin classes need
+    'r128_fp32': dict(decoder='unet', aug='scene', loss='ce+dice', precision='fp32', stages=[dict(name='stage-1', sz=128, bs=8, epochs=10, lr=2e-3, pct_start=0.3)]),
+    'r128': dict(decoder='unet', aug='scene', loss='ce+dice', stages=[dict(name='stage-1', sz=128, bs=8, epochs=10, lr=2e-3, pct_start=0.3)]),
+    'a192': dict(decoder='unet', aug='scene', loss='ce+dice', stages=[dict(name='stage-1', sz=[192, 256], bs=8, epochs=10, lr=2e-3, pct_start=0.3)]),
+    'a240': dict(decoder='unet', aug='scene', loss='ce+dice', stages=[dict(name='stage-1', sz=[240, 320], bs=8, epochs=10, lr=2e-3, pct_start=0.3)]),
+    'prog': dict(decoder='unet', aug='scene', loss='ce+dice', stages=[dict(name='stage-1', sz=[144, 192], bs=8, epochs=6, lr=2e-3, pct_start=0.3),
+                                                                     dict(name='stage-2', sz=[240, 320], bs=8, epochs=4, lr=1e-3, pct_start=0.2)]),
+    'crop': dict(decoder='unet', aug='scene', loss='ce+dice', item_sz=[288, 384], stages=[dict(name='stage-1', sz=192, bs=8, epochs=7, lr=2e-3, pct_start=0.3, crop=True),
+                                                                                          dict(name='stage-2', sz=[288, 384], bs=8, epochs=3, lr=1e-3, pct_start=0.2)]),
 }
 
 def run(cmd, log):
@@ -43,20 +52,23 @@ def epoch_times(run_dir):
 
 def main():
     p = argparse.ArgumentParser(); p.add_argument('data'); p.add_argument('out'); p.add_argument('--budget', type=float, default=900)
-    p.add_argument('--cpus', type=int, default=2); p.add_argument('--rows', default='seed,unet_seed,unet,fpn,deeplabv3plus,unet_128,peer')
+    p.add_argument('--cpus', type=int, default=2); p.add_argument('--rows', default='r128,a192,a240,prog,crop,peer_bf16')
+    p.add_argument('--seed', type=int, default=0, help='the runs\' seed; a row run with another seed is named ROW_sSEED')
     a = p.parse_args()
     out = Path(a.out).absolute(); out.mkdir(parents=True, exist_ok=True)
     res = json.loads((out/'quality.json').read_text()) if (out/'quality.json').exists() else {}
     launch = [sys.executable, '-m', 'segdist_nb.launch', '--cpus', a.cpus]
-    for name in a.rows.split(','):
+    for row_name in a.rows.split(','):
+        name = row_name if a.seed == 0 else f'{row_name}_s{a.seed}'
         if name in res: continue
-        if name == 'peer':
-            wall = run([*launch, ROOT/'tools/peer_smp.py', a.data, out/'peer', '--budget', a.budget], out/'peer.log') if (out/'peer').mkdir(exist_ok=True) is None else 0
-            model, info = out/'peer'/'peer.onnx', json.loads((out/'peer'/'peer.json').read_text())
+        if row_name in ('peer', 'peer_bf16'):
+            (out/name).mkdir(exist_ok=True)
+            wall = run([*launch, ROOT/'tools/peer_smp.py', a.data, out/name, '--budget', a.budget, '--seed', a.seed, *(['--bf16'] if row_name == 'peer_bf16' else [])], out/f'{name}.log')
+            model, info = out/name/'peer.onnx', json.loads((out/name/'peer.json').read_text())
             row = dict(row=name, decoder='unet (plain PyTorch DDP loop)', aug='hflip + lighting', loss='ce+dice', wall_s=wall, epochs=info['epochs'],
-                       valid_miou=info['best_valid_miou'])
+                       valid_miou=info['best_valid_miou'], precision='bf16' if row_name == 'peer_bf16' else 'fp32')
         else:
-            cfg = dict(arch='resnet18', pretrained=False, weights='median_freq', monitor='miou', **{'stages': stages([1e-4, 1e-3]), **ROWS[name]})
+            cfg = dict(arch='resnet18', pretrained=False, weights='median_freq', monitor='miou', seed=a.seed, **{'stages': stages([1e-4, 1e-3]), **ROWS[row_name]})
             (out/f'{name}_cal.yaml').write_text(yaml.safe_dump(dict(cfg, stages=[dict(s, epochs=1) for s in cfg['stages']])))
             cal = out/f'{name}_cal'
             wall1 = run([*launch, ROOT/'train.py', '--config', out/f'{name}_cal.yaml', '--data', a.data, '--out', cal, '--cache'], out/f'{name}_cal.log')
@@ -69,6 +81,7 @@ def main():
             wall = run([*launch, ROOT/'train.py', '--config', out/f'{name}.yaml', '--data', a.data, '--out', out/name, '--cache'], out/f'{name}.log')
             model = out/name/'model.pkl'
             row = dict(row=name, decoder=cfg['decoder'], aug=cfg['aug'], loss=cfg['loss'], wall_s=wall, epochs=[s['epochs'] for s in cfg['stages']],
+                       sizes=[s['sz'] for s in cfg['stages']], precision=json.loads((out/name/'config.json').read_text())['precision'],
                        valid_miou=json.loads((out/name/'final.json').read_text())['miou'], calibration=dict(epoch_s=per, fixed_s=fixed))
         ev = out/f'eval-{name}'
         run([sys.executable, '-m', 'segdist_nb.evaluate', model, a.data, '--split', 'test', '--out', ev], out/f'{name}_eval.log')
@@ -77,8 +90,8 @@ def main():
         res[name] = row
         (out/'quality.json').write_text(json.dumps(res, indent=1))
         print(json.dumps({k: v for k, v in row.items() if k not in ('test_iou', 'calibration')}), flush=True)
-    print('| row | decoder | aug | loss | epochs | wall-clock (s) | valid mean IoU | test mean IoU |\n|---|---|---|---|---|---|---|---|')
+    print('| row | decoder | precision | sizes | epochs | wall-clock (s) | valid mean IoU | test mean IoU |\n|---|---|---|---|---|---|---|---|')
     for r in res.values():
-        print(f"| {r['row']} | {r['decoder']} | {r['aug']} | {r['loss']} | {r['epochs']} | {r['wall_s']:.0f} | {r['valid_miou']:.3f} | {r['test_miou']:.3f} |")
+        print(f"| {r['row']} | {r['decoder']} | {r.get('precision', 'fp32')} | {r.get('sizes', [128])} | {r['epochs']} | {r['wall_s']:.0f} | {r['valid_miou']:.3f} | {r['test_miou']:.3f} |")
 
 if __name__ == '__main__': main()
