@@ -278,7 +278,7 @@ def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
         if not comp: return f, 0.
         t0 = time.perf_counter(); compile_unet(m.model, comp); f(); sync()
         return f, time.perf_counter() - t0
-    lm = AttrDict(model=base.model, mean=base.mean, std=base.std, codes=codes, void=void, sz=(sz, sz))
+    lm = AttrDict(model=base.model, mean=base.mean, std=base.std, codes=codes, void=void, sz=(sz, sz), imagery=Imagery(), digests=None)
     g = onnx_proto(lm) if dev.type == 'cpu' else None
     def ort_fn(proto):
         om = OnnxModel(proto, cpu=True, threads=threads)

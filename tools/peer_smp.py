@@ -94,10 +94,11 @@ def main():
     if ddp: dist.barrier()
     if rank == 0:
         from segdist_nb.predict import onnx_proto
+        from segdist_nb.data import Imagery
         from fastcore.all import AttrDict
         import onnx
         model.load_state_dict(torch.load(Path(a.out)/'peer_best.pth'))
-        lm = AttrDict(model=model.eval(), mean=MEAN, std=STD, codes=spec.codes, void=void, sz=(a.sz, a.sz))
+        lm = AttrDict(model=model.eval(), mean=MEAN, std=STD, codes=spec.codes, void=void, sz=(a.sz, a.sz), imagery=Imagery(), digests=None)
         onnx.save(onnx_proto(lm), str(Path(a.out)/'peer.onnx'))
         (Path(a.out)/'peer.json').write_text(json.dumps(dict(vars(a), epochs=ep, best_valid_miou=best, wall_s=time.time() - T0, log=log), indent=1))
         print(f'{ep} epochs in {time.time() - T0:.0f} s; best valid mean IoU {best:.4f}; model: {Path(a.out)/"peer.onnx"}')
