@@ -672,5 +672,6 @@ d = { 'settings': { 'branch': 'main',
                                     'segdist_nb.weights.load_run': ('weights.html#load_run', 'segdist_nb/weights.py'),
                                     'segdist_nb.weights.local_first': ('weights.html#local_first', 'segdist_nb/weights.py'),
                                     'segdist_nb.weights.no_weights': ('weights.html#no_weights', 'segdist_nb/weights.py'),
+                                    'segdist_nb.weights.read_learner': ('weights.html#read_learner', 'segdist_nb/weights.py'),
                                     'segdist_nb.weights.read_run': ('weights.html#read_run', 'segdist_nb/weights.py'),
                                     'segdist_nb.weights.weights_record': ('weights.html#weights_record', 'segdist_nb/weights.py')}}}

@@ -15,6 +15,7 @@ from fastai.vision.all import load_learner, Normalize, imagenet_stats, first
 from .data import synthetic_once
 from .dls import seg_dls, batch_part
 from .model import seg_learner
+from .weights import read_learner
 from .decoders import decoders, check_decoder, model_name
 from .predict import model_size
 from .split import bench_split
@@ -300,7 +301,7 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained model, when no `m
     out = Path(out or f"runs/speed-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
     data = Path(data) if data else synthetic_once(out/'synth', n=48, size=max(96, sz))
     if model:
-        learn = load_learner(model, cpu=True)
+        learn = read_learner(model, cpu=True)
         norm = batch_part(learn.dls, Normalize)
         stats, sz, name = (norm.mean.flatten().cpu(), norm.std.flatten().cpu()), model_size(learn)[0], model_name(getattr(learn, 'decoder', 'fastai'), learn.arch_name)
     else:

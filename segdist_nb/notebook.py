@@ -14,6 +14,7 @@ from fastai.learner import Learner, load_learner
 from fastai.torch_core import rank_distrib
 from .distributed import setup_distrib, run_name
 from .launch import run_launch
+from .weights import read_learner
 from .recipe import *
 from .recipe import _prepare_data
 
@@ -89,8 +90,7 @@ def train_nb(cfg:dict|str|Path|None=None, # A config (see `default_config`), or 
     cfg = check_config(dict(cfg if isinstance(cfg, dict) else load_config(cfg), **kw))
     out = Path(ifnone(out, Path('runs')/run_name())).absolute()   # train.py's default name (one process here)
     launch_nb(_train_proc, cfg, out, resume, restart, cpus=cpus, gpus=gpus, threads=threads, timeout=timeout)
-    with warnings.catch_warnings():   # fastai's reminder that a pickle runs code: this one is the run's own
-        warnings.simplefilter('ignore', UserWarning); learn = load_learner(out/'model.pkl', cpu=cpus is not None or not torch.cuda.is_available())
+    learn = read_learner(out/'model.pkl', cpu=cpus is not None or not torch.cuda.is_available())
     learn.dls = stage_dls(dict(cfg, num_workers=0 if cfg['num_workers'] is None else cfg['num_workers']), cfg['stages'][-1],
                           _prepare_data(cfg)).to(learn.dls.device)
     learn.run_dir = out

@@ -19,6 +19,7 @@ from .data import seg_palette, read_image, resize_bands, is_tiff, image_files, m
 from .plots import image_view
 from .dls import ScaleBands, batch_part
 from .speed import compile_unet
+from .weights import read_learner
 
 # %% auto #0
 __all__ = ['engines', 'palette_png', 'overlay', 'model_size', 'ImageReader', 'model_imagery', 'LearnerModel', 'NormalizedModel',
@@ -235,11 +236,9 @@ def load_model(model, # `model.pkl`, an exported `.onnx`, a `Learner`, or a mode
         if model.suffix.lower() == '.onnx':
             if engine.startswith('torch') or compile: raise ValueError(f'{model} is an ONNX model: it runs on onnxruntime; give the run\'s model.pkl for --engine {engine} or --compile')
             return OnnxModel(model, cpu)
-        with warnings.catch_warnings():   # fastai reminds that a pickle can run code: the user names this file, a run's own model
-            warnings.filterwarnings('ignore', message='load_learner` uses', category=UserWarning)
-            try: model = load_learner(model, cpu=ifnone(cpu, not torch.cuda.is_available()))
-            except Exception as e: raise ValueError(f"{model} cannot be read as a trained model ({type(e).__name__}: {str(e)[:150]}): give a run's "
-                                                    f"model.pkl (written whole at the end of training) or an .onnx from segdist-export") from None
+        try: model = read_learner(model, cpu=ifnone(cpu, not torch.cuda.is_available()))
+        except Exception as e: raise ValueError(f"{model} cannot be read as a trained model ({type(e).__name__}: {str(e)[:150]}): give a run's "
+                                                f"model.pkl (written whole at the end of training) or an .onnx from segdist-export") from None
         if not isinstance(model, Learner): raise ValueError(f"{model} holds a {type(model).__name__}, not a fastai learner: give a run's model.pkl")
     if compile and engine == 'onnx': raise ValueError('compile is for the PyTorch engine: pass engine torch (--engine torch) with it, or leave compile out')
     m = LearnerModel(model, cpu, compile=compile, bf16=engine == 'torch-bf16')

@@ -17,7 +17,7 @@ import torch.distributed as dist
 from torch import nn
 from fastcore.all import *
 from fastai.torch_core import rank_distrib, num_distrib
-from fastai.learner import load_learner
+from fastai.learner import Learner, load_learner
 from fastai.data.transforms import Normalize
 import segmentation_models_pytorch as smp
 import huggingface_hub
@@ -29,7 +29,7 @@ from .decoders import check_decoder, smp_encoder, model_name, SegModel
 
 # %% auto #0
 __all__ = ['Weights', 'no_weights', 'find_weights', 'local_first', 'cache_path', 'file_sha256', 'fetch_weights', 'weights_record',
-           'read_run', 'check_run', 'head_keys', 'load_run']
+           'read_learner', 'read_run', 'check_run', 'head_keys', 'load_run']
 
 # %% ../nbs/02f_weights.ipynb #5d6fc8e7
 @dataclass
@@ -219,11 +219,17 @@ def weights_record(w:Weights|None, # Fetched weights (`fetch_weights`), or None
     return r
 
 # %% ../nbs/02f_weights.ipynb #a1a3127e
+def read_learner(fn:Path|str, # A run's model.pkl, named by the user
+                 cpu:bool=True, # Load it onto the CPU
+                )->Learner:
+    "fastai's `load_learner`, without its reminder that a pickle can run code: every caller reads a file the user named"
+    with warnings.catch_warnings():
+        warnings.filterwarnings('ignore', message='load_learner` uses', category=UserWarning)
+        return load_learner(fn, cpu=cpu)
+
 @functools.lru_cache(maxsize=2)
 def _read_run(fn:str, mtime:int)->AttrDict:
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')   # fastai's reminder that a pickle runs code: the user named this run
-        learn = load_learner(fn, cpu=True)
+    learn = read_learner(fn)
     if not hasattr(learn, 'codes'): raise ValueError(f'{fn} is not the model.pkl of a run of this library (train.py --out RUN): fine-tuning needs its classes')
     norm = batch_part(learn.dls, Normalize)
     stats = (norm.mean.flatten().tolist(), norm.std.flatten().tolist()) if norm is not None and batch_part(learn.dls, ScaleBands) is None else None
