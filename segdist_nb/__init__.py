@@ -9,7 +9,5 @@ with _warnings.catch_warnings():
     _warnings.filterwarnings('ignore', message=r'`torch\.jit\.script` is (deprecated|not supported)', category=FutureWarning)
     import fastai.layers as _fastai_layers
 
-# Output to a file or a pipe (a log, CI, a cluster job, nbdev-test) gets one line per epoch instead of progress-bar
-# frames; a terminal or a notebook is left as it is (chapter 04_distributed, `log_progress`).
-from .distributed import log_progress as _log_progress
-_log_progress()
+# Nothing else happens at import: fastai's and fastprogress's settings are left as they are. The commands set what
+# they need (`setup_rank` and `log_progress`, chapter 04_distributed: one line per epoch in a log or a pipe).

@@ -14,16 +14,17 @@ import torch
 from fastai.vision.all import load_learner, Normalize, imagenet_stats, first
 from .data import synthetic_once
 from .dls import seg_dls, batch_part
-from .model import seg_learner
+from .model import seg_learner, precision_option
+from .speed import compile_option
 from .weights import read_learner
 from .decoders import decoders, check_decoder, model_name
-from .predict import model_size
+from .engine import model_size
 from .split import bench_split
 from .launch import run_launch
 from .measure import *
-from .measure import _kinds
+from .measure import bench_kinds
 from .scaling import *
-from .scaling import _stats
+from .scaling import rep_stats
 
 # %% auto #0
 __all__ = ['bench', 'report', 'plot_bench', 'bench_parser', 'segdist_bench', 'bench_speed', 'speed_report', 'bench_costs',
@@ -47,13 +48,13 @@ def bench(n:int=2, # Processes to compare with one
           powersgd_rank:int=1, powersgd_warmup:int=2, # PowerSGD's rank and warm-up steps, with `comm_hook='powersgd'`
           accum:int=1, # Also measure gradient accumulation of this many batches (NoSyncAccumulation and fastai's)
           step_ms:float|None=None, # The target device's single-process step for the what-if table; default: measured here
-          kinds:list|None=None, # Measure only these of `_kinds` (default all)
+          kinds:list|None=None, # Measure only these of `bench_kinds` (default all)
           rounds:int=1, # Launch 1 and `n` processes in turn this many times; repetitions are pooled, speed-ups given per round
           epoch_items:int=1000, # Training images per epoch of the synthetic data set (its size), all processes together
          )->dict:
     "Run the benchmark with 1 and `n` processes; write bench.json and bench.png to `out`; return the results"
-    bad = [o for o in kinds or [] if o not in _kinds]
-    if bad: raise ValueError(f'kinds {bad} are not among {list(_kinds)}')
+    bad = [o for o in kinds or [] if o not in bench_kinds]
+    if bad: raise ValueError(f'kinds {bad} are not among {list(bench_kinds)}')
     needs = {'plain_nohook': comm_hook, 'learner_nohook': comm_hook, 'learner_accum': accum > 1, 'learner_accum_fastai': accum > 1}
     bad = [o for o in kinds or [] if not needs.get(o, True)]
     if bad: raise ValueError(f'kinds {bad} are measured only with a comm hook (the *_nohook ones) or accum > 1 (the *_accum ones): '
@@ -80,7 +81,7 @@ def bench(n:int=2, # Processes to compare with one
         per_round.append(sp)
     res = summarize(runs, cfg)
     res['rounds'] = per_round
-    measured = None if cpus else _stats(runs[1]['learner_cache'])['median']
+    measured = None if cpus else rep_stats(runs[1]['learner_cache'])['median']
     res['gpu_img_s'] = dict(value=ifnone(gpu_img_s, ifnone(measured, 1000.)), measured=gpu_img_s is None and measured is not None)
     if pipeline:
         print(f'input pipeline per core ({pipe_sz} px training size, batch {bs}, one thread):', flush=True)
@@ -104,7 +105,7 @@ def report(res:dict)->str:
                 if any('reps' in r for r in res['rows']) else f" ({c['reps']})")
              + (f", {len(res['rounds'])} rounds of 1 and N processes launched in turn" if len(res.get('rounds', [])) > 1 else '')]
     rows = res['rows']
-    full = all(o in r for r in rows for o in _kinds[:5])   # the five kinds of the main table (not so with --kinds)
+    full = all(o in r for r in rows for o in bench_kinds[:5])   # the five kinds of the main table (not so with --kinds)
     if full:
         lines.append(f"{'procs':>5} {'epoch s':>8} {'img/s':>8} {'(min-max)':>13} {'speed-up':>8} {'effic.':>6} {'cache img/s':>11} "
                      f"{'cache x':>7} {'plain img/s':>11} {'plain x':>7} {'overhead':>8} {'ovh cache':>9} {'pipeline it/s':>13} "
@@ -121,7 +122,7 @@ def report(res:dict)->str:
                      "from memory / from the cache)")
     else:   # only some kinds measured (--kinds): one line per kind
         lines.append(f"{'kind':<22} " + ' '.join(f"{str(r['processes']) + ' proc img/s':>14}" for r in rows) + f" {'speed-up':>8}")
-        for k in [o for o in _kinds if o in rows[0]]:
+        for k in [o for o in bench_kinds if o in rows[0]]:
             lines.append(f"{k:<22} " + ' '.join(f"{r[k]['median']:>14.2f}" for r in rows) + f" {rows[-1][k + '_speedup']:>8.2f}")
     if len(res.get('rounds', [])) > 1:
         lines.append(f"speed-up of {rows[-1]['processes']} processes in each round (the launches alternate, so slow drifts of the machine "
@@ -175,7 +176,7 @@ def report(res:dict)->str:
                          f"{p['cores_cache']:>11.2f} {p['build_s']:>9.1f} s")
     if 'split' in res:
         s = res['split']
-        lines.append(f"splitter: {s['n']:,} paths x {s['v']:,} names: naive {s['naive_s']:.2f} s, FileSplitter "
+        lines.append(f"splitter: {s['n']:,} paths x {s['v']:,} names: naive {s['naive_s']:.2f} s, SeedSplitter "
                      f"{s['fast_s']*1e3:.1f} ms ({s['ratio']:.0f}x)")
     return '\n'.join(lines)
 
@@ -216,7 +217,7 @@ def bench_parser():
     p.add_argument('--bs', type=int, default=8, help='batch size per process (default 8)')
     p.add_argument('--arch', default='resnet34', help='encoder: a torchvision ResNet (default resnet34) or a timm model, e.g. convnext_nano')
     p.add_argument('--decoder', default='unet', type=str.lower, choices=decoders, metavar='DECODER', help="an SMP architecture: unet (the default), fpn, ...; or fastai, the seed's DynamicUnet")
-    p.add_argument('--precision', default='auto', choices=['auto', 'fp32', 'fp16', 'bf16'], help='auto: bf16/fp16 on GPUs, fp32 on CPUs')
+    precision_option(p, 'auto')
     p.add_argument('--data', help='data set root; default: a synthetic data set made in the run folder')
     p.add_argument('--out', help='run folder for bench.json, bench.png and the caches; default runs/bench-<time>')
     p.add_argument('--warmup', type=int, default=3, help='training steps left out before timing (default 3)')
@@ -237,12 +238,12 @@ def bench_parser():
     p.add_argument('--pipe-data', help='data set for the input pipeline per core (default: --data, else the synthetic one)')
     p.add_argument('--no-pipeline', action='store_true', help='skip the input pipeline per core (data set and 2x stand-in)')
     p.add_argument('--no-split', action='store_true', help='skip the splitter comparison')
-    p.add_argument('--kinds', help=f"measure only these, comma-separated, of {','.join(_kinds)} (default all)")
+    p.add_argument('--kinds', help=f"measure only these, comma-separated, of {','.join(bench_kinds)} (default all)")
     p.add_argument('--rounds', type=int, default=1, help='launch 1 and N processes in turn this many times, against a machine whose speed drifts (default 1)')
     p.add_argument('--speed', action='store_true', help='one process instead: training and inference engines side by side (channels-last, compiled, ONNX fp32 and int8); with --gpus 1 on the GPU, in bf16')
     p.add_argument('--model', help="with --speed: a run's model.pkl (its weights and size) instead of an untrained --decoder on --arch")
     p.add_argument('--threads', type=int, default=1, help='with --speed: torch and onnxruntime threads (default 1)')
-    p.add_argument('--compile', default='inductor', choices=['inductor', 'aot_eager', 'none'], help='with --speed: backend of the compiled rows (none: leave them out)')
+    compile_option(p, 'the model of the compiled rows of --speed (without it, --speed has none)')
     p.add_argument('--calib', type=int, default=32, help='with --speed: int8 calibration images (0: leave int8 out)')
     p.add_argument('--costs', action='store_true', help="instead: the cost table, parameters, GFLOP per image and training images/s of one process, of --decoders on --archs")
     p.add_argument('--decoders', default='all', help="with --costs: comma-separated architectures (default all: fastai and every SMP one)")
@@ -269,7 +270,7 @@ def segdist_bench(argv:list|None=None):
         if a.cpus or (a.gpus or 0) > 1: bench_parser().error('--speed measures one process: leave out --cpus, and give --gpus 1 to measure the GPU')
         if a.gpus and not torch.cuda.is_available(): bench_parser().error('--speed --gpus 1: torch sees no CUDA device here; leave out --gpus to measure the CPU')
         if a.precision == 'fp16': bench_parser().error('--speed times fp32 or bf16 (--precision fp32|bf16): fp16 needs a loss scale that its plain steps do not have')
-        bench_speed(a.arch, a.sz, a.bs, a.model, a.data, a.out, a.threads, None if a.compile == 'none' else a.compile, a.calib,
+        bench_speed(a.arch, a.sz, a.bs, a.model, a.data, a.out, a.threads, 'inductor' if a.compile is True else a.compile, a.calib,
                     steps=max(a.steps, 10), reps=max(a.reps, 6), device='cuda' if a.gpus else 'cpu', precision=a.precision, decoder=a.decoder)
         return   # not the results: a console script's return value is its exit status
     if (a.cpus is None) == (a.gpus is None): bench_parser().error('give --cpus N or --gpus N (or --speed for one process)')
@@ -289,11 +290,11 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained model, when no `m
                 data:str|None=None, # Data set for the batch and int8's calibration; default: a synthetic one in `out`
                 out:str|None=None, # Folder for speed.json; default runs/speed-<time>
                 threads:int=1, # torch and onnxruntime threads
-                compile:str|None='inductor', # Backend of the compiled rows; None: leave them out
+                compile:str|None=None, # Backend of the compiled rows (`compile_backends`); None: leave them out
                 n_calib:int=32, # int8 calibration images; 0: leave int8 out
                 steps:int=10, reps:int=6, # Training steps per row, timed inference batches per row
                 device:str='cpu', # 'cpu', or 'cuda' for the first GPU (no onnxruntime rows there)
-                precision:str='auto', # 'fp32' or 'bf16'; auto: bf16 on a GPU, fp32 on a CPU
+                precision:str='auto', # 'fp32' or 'bf16'; auto: bf16 on a GPU, fp32 on a CPU (whose table has bf16 rows of its own)
                 decoder:str='unet', # The untrained model's architecture on `arch` (`decoders`)
                )->dict:
     "One process's training and inference rows side by side (`speed_bench`); write speed.json to `out`"

@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/cache.html.md"""
 
 # %% ../nbs/00b_cache.ipynb #aad6725f
 from __future__ import annotations
-import errno, hashlib, json, os, shutil, socket, sys, time
+import argparse, errno, hashlib, json, os, shutil, socket, sys, time
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -20,8 +20,8 @@ from .dataset import *
 from fastai.torch_core import rank_distrib   # rank 0 alone reports (fastai's rank: this chapter comes before the distributed one)
 
 # %% auto #0
-__all__ = ['cache_version', 'CacheError', 'cache_manifest', 'cache_key', 'cache_changes', 'default_cache_dir', 'build_cache',
-           'SegCache', 'seg_cache', 'cache_checked', 'parse_size', 'segdist_cache']
+__all__ = ['cache_version', 'CacheError', 'size_hw', 'cache_manifest', 'cache_key', 'cache_changes', 'default_cache_dir',
+           'build_cache', 'SegCache', 'seg_cache', 'cache_checked', 'parse_size', 'cache_parser', 'segdist_cache']
 
 # %% ../nbs/00b_cache.ipynb #074f01c0
 cache_version = 1
@@ -33,7 +33,7 @@ class CacheError(DataError):
         self.args = ('\n'.join([f'{len(self.problems)} problem(s) with the cache{" " + where if where else ""}:']
                                + [f'  - {p}' for p in self.problems]),)
 
-def _hw(size)->tuple:
+def size_hw(size)->tuple:
     "(height, width) from an int or a (height, width) pair"
     return (int(size), int(size)) if isinstance(size, (int, np.integer)) else tuple(int(o) for o in size)
 
@@ -56,7 +56,7 @@ def cache_manifest(path:Path|str, # Data set root: file names are stored relativ
             raise CacheError([f'{e.filename} does not exist: run segdist-check-data {path} to find every missing file']) from None
         items.append([_rel(f, path), fs.st_size, fs.st_mtime_ns, _rel(m, path), ms.st_size, ms.st_mtime_ns])
     items.sort()
-    man = dict(version=cache_version, size=None if size is None else list(_hw(size)), items=items)
+    man = dict(version=cache_version, size=None if size is None else list(size_hw(size)), items=items)
     if reader is not None and not reader.plain: man['masks'] = repr(reader)   # another palette or ignore list: another cache
     if imagery is not None and not imagery.plain: man['imagery'] = repr(imagery)   # bands at their depth (and which bands): another cache
     if imagery is not None and imagery.nodata is not None: man['nodata'] = imagery.nodata   # masks ignored where the images have it: another cache
@@ -111,7 +111,7 @@ def _fill(args)->list:
                 probs.append(f'{root/img_fn} or its mask {root/msk_fn} cannot be read ({type(e).__name__}: {e}): '
                              f'run segdist-check-data to find every such file, then fix or remove it'); continue
             if im is not None and not im.plain:   # bands at their depth: resized as tensors, in their own dtype
-                if size: img, msk = resize_bands(img, _hw(size)), resize_bands(msk, _hw(size), mask=True)
+                if size: img, msk = resize_bands(img, size_hw(size)), resize_bands(msk, size_hw(size), mask=True)
                 arrs = img.numpy(), msk.numpy()
             else:
                 if rsz is not None: img, msk = rsz(img, split_idx=1), rsz(msk, split_idx=1)
@@ -164,7 +164,7 @@ def build_cache(path:Path|str, # Data set root
     if (final/'manifest.json').exists(): return final
     items = man['items']
     if not items: raise CacheError([f'no image files to cache in {path}'])
-    h, w = _hw(size) if size is not None else _native_size(path, items)
+    h, w = size_hw(size) if size is not None else _native_size(path, items)
     n = len(items)
     made = [d for d in [dest, *dest.parents] if not d.exists()]   # the folders this build creates: removed again if it fails
     try: dest.mkdir(parents=True, exist_ok=True)
@@ -336,16 +336,23 @@ def parse_size(s:str|None)->int|tuple|None:
     return v[0] if len(v) == 1 else tuple(v)
 
 # %% ../nbs/00b_cache.ipynb #9251834a
-@call_parse
-def segdist_cache(data:str, # Data set folder (with data.yaml, or images/, labels/, codes.txt), or a data.yaml
-                  cache_dir:str=None, # Where the cache goes (default DATA/.segdist_cache, or the user's cache folder where DATA cannot be written)
-                  item_sz:str=None, # Storage size, 'S' or 'H,W' (default: the images' own size)
-                  labels:str=None, # Mask path template of today's layout, relative to DATA (default 'labels/{stem}_P{suffix}')
-                  images:str=None, # Image folder of today's layout, relative to DATA (default 'images')
-                  n_workers:int=None, # Decoding processes (default: all cores)
-                  no_check:bool=False, # Skip the data check
+def cache_parser()->argparse.ArgumentParser:
+    "The options of `segdist-cache`"
+    p = argparse.ArgumentParser(prog='segdist-cache', description='Check a segmentation data set and decode its training and validation '
+                                'images once into the cache that train.py --cache reads')
+    p.add_argument('data', help='data set folder (with data.yaml, or images/, labels/, codes.txt), or a data.yaml')
+    p.add_argument('--cache-dir', help="where the cache goes (default DATA/.segdist_cache, or the user's cache folder where DATA cannot be written)")
+    p.add_argument('--item-sz', help="storage size, 'S' or 'H,W' (default: the images' own size)")
+    layout_options(p)
+    p.add_argument('--n-workers', type=int, help='decoding processes (default: all cores)')
+    p.add_argument('--no-check', action='store_true', help='skip the data check')
+    return p
+
+def segdist_cache(argv:list|None=None, # Command-line arguments (default: the process's)
                  ):
-    "Check a segmentation data set and decode its training and validation images once into the cache that train.py --cache reads"
+    "Console entry point `segdist-cache`: check a data set and decode it once into the cache that train.py --cache reads"
+    a = cache_parser().parse_args(argv)
+    data, cache_dir, item_sz, labels, images, n_workers, no_check = a.data, a.cache_dir, a.item_sz, a.labels, a.images, a.n_workers, a.no_check
     try:
         size, spec = parse_size(item_sz), load_data(data, images, labels)
         use = [s for s in ('train', 'valid') if s in spec.splits]

@@ -13,7 +13,7 @@ from fastcore.all import *
 from fastai.vision.all import *
 
 # %% auto #0
-__all__ = ['fit_one_cycle_from', 'prev_path', 'atomic_save', 'AtomicSaveModel', 'EpochCheckpoint', 'load_checkpoint',
+__all__ = ['fit_one_cycle_from', 'prev_path', 'torch_save_atomic', 'AtomicSaveModel', 'EpochCheckpoint', 'load_checkpoint',
            'resume_point']
 
 # %% ../nbs/04b_checkpoint.ipynb #3ca2196f
@@ -33,10 +33,10 @@ def fit_one_cycle_from(learn:Learner, n_epoch:int, # The stage's total epochs
 
 # %% ../nbs/04b_checkpoint.ipynb #146ca732
 def prev_path(fn:Path|str)->Path:
-    "Where `atomic_save(..., keep_prev=True)` keeps the file `fn` held before: `last.pth` -> `last.prev.pth`"
+    "Where `torch_save_atomic(..., keep_prev=True)` keeps the file `fn` held before: `last.pth` -> `last.prev.pth`"
     fn = Path(fn); return fn.with_name(f'{fn.stem}.prev{fn.suffix}')
 
-def atomic_save(obj, # What to `torch.save`
+def torch_save_atomic(obj, # What to `torch.save`
                 fn:Path|str, # Destination; written as `fn.tmp` then renamed
                 keep_prev:bool=False, # Keep the file `fn` held until now as `prev_path(fn)`
                ):
@@ -70,7 +70,7 @@ class EpochCheckpoint(Callback):
         if rank_distrib(): return
         meta = dict(self.meta or {}, stage=self.stage, epoch=self.start_epoch + self.epoch,
                     n_epoch=self.start_epoch + self.n_epoch, best=getattr(self.tracker, 'best', None))
-        atomic_save(dict(model=get_model(self.model).state_dict(), opt=self.opt.state_dict(), meta=meta), self.path, keep_prev=True)
+        torch_save_atomic(dict(model=get_model(self.model).state_dict(), opt=self.opt.state_dict(), meta=meta), self.path, keep_prev=True)
 
 def load_checkpoint(fn:Path|str, # Checkpoint written by `EpochCheckpoint`
                    )->dict:

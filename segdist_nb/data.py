@@ -23,7 +23,8 @@ __all__ = ['synth_codes', 'output_marker', 'ignore_index', 'mask_layouts', 'aug_
            'ReplaceInPath', 'MaskError', 'palette_colours', 'nearest_colour', 'lossy_palette', 'MaskReader', 'is_tiff',
            'read_image', 'image_info', 'image_nodata', 'nodata_pixels', 'Imagery', 'imagery', 'nodata_ignored',
            'resize_bands', 'check_root', 'layout_hint', 'check_pairs', 'sizes_text', 'sizes_message', 'check_data',
-           'seg_palette', 'SegAffine', 'seg_tfms', 'valid_txt_splitter', 'default_splitter', 'check_split']
+           'seg_palette', 'SegAffine', 'grid_resample', 'seg_tfms', 'valid_txt_splitter', 'default_splitter',
+           'check_split']
 
 # %% ../nbs/00_data.ipynb #2f322ce6
 synth_codes = ['background', 'circle', 'square', 'triangle', 'void']
@@ -649,16 +650,16 @@ class SegAffine(AffineCoordTfm):
         "A `SegAffine` with `t`'s matrix and coordinate functions and settings: the same random draws"
         return cls(aff_fs=t.aff_fs, coord_fs=t.coord_fs, size=t.size, mode=t.mode, pad_mode=t.pad_mode, mode_mask=t.mode_mask, align_corners=t.align_corners)
     def encodes(self, x:TensorImage):
-        "fastai's `AffineCoordTfm._encode` and `TensorImage.affine_coord`, resampled by `_resample`"
+        "fastai's `AffineCoordTfm._encode` and `TensorImage.affine_coord`, resampled by `grid_resample`"
         coord_func = None if len(self.coord_fs) == 0 or self.split_idx else partial(compose_tfms, tfms=self.coord_fs, reverse=False)
         if self.mat is None and coord_func is None and self.size is None: return x
         size = tuple(x.shape[-2:]) if self.size is None else (self.size, self.size) if isinstance(self.size, int) else tuple(self.size)
         mat = self.mat if self.mat is not None else _init_mat(x)[:, :2]
         coords = affine_grid(mat, x.shape[:2] + size, align_corners=self.align_corners)
         if coord_func is not None: coords = coord_func(coords)
-        return TensorImage(_resample(x, coords, self.mode, self.pad_mode, self.align_corners))
+        return TensorImage(grid_resample(x, coords, self.mode, self.pad_mode, self.align_corners))
 
-def _resample(x, coords, mode, padding_mode, align_corners):
+def grid_resample(x, coords, mode, padding_mode, align_corners):
     "fastai's `_grid_sample`, its batch zoom taken as 1 instead of read from the device"
     if mode == 'bilinear':   # fastai's smoother downwards resampling: shrink first when resizing down by more than 2x
         d = min(x.shape[-2] / coords.shape[-2], x.shape[-1] / coords.shape[-1]) / 2   # fastai's expression, as it is

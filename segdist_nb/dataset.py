@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/dataset.html.md"""
 
 # %% ../nbs/00a_dataset.ipynb #8f99f4e7
 from __future__ import annotations
-import csv, json, os, shutil, sys
+import argparse, csv, json, os, shutil, sys
 from collections import Counter
 from pathlib import Path
 import numpy as np, tifffile, yaml
@@ -18,8 +18,8 @@ from .data import *
 # %% auto #0
 __all__ = ['spec_keys', 'split_keys', 'split_names', 'default_labels', 'layouts', 'cityscapes_names', 'voc_names', 'mask_names',
            'palette_files', 'imagery_kinds', 'SpecError', 'read_palette', 'DataSplit', 'DataSpec', 'load_data',
-           'copy_layout', 'check_spec', 'find_layout', 'layout_yaml', 'suggest_hint', 'copy_imagery',
-           'segdist_check_data', 'check_notes', 'valid_split']
+           'copy_layout', 'check_spec', 'find_layout', 'layout_yaml', 'suggest_hint', 'copy_imagery', 'layout_options',
+           'check_data_parser', 'segdist_check_data', 'check_notes', 'valid_split']
 
 # %% ../nbs/00a_dataset.ipynb #717c7a5d
 spec_keys = ('path', 'names', 'codes', 'void', 'ignore', 'palette', 'tolerance', 'nodata', 'bands', 'aug', 'images', 'labels', 'train', 'valid', 'test')
@@ -538,14 +538,29 @@ def copy_imagery(src:Path, # A data set in today's layout (e.g. from `make_synth
     return dest
 
 # %% ../nbs/00a_dataset.ipynb #a3e2aa7c
-@call_parse
-def segdist_check_data(data:str, # Data set folder (with data.yaml, or images/, labels/, codes.txt), or a data.yaml
-                       labels:str=None, # Mask path template of today's layout, relative to DATA (default 'labels/{stem}_P{suffix}')
-                       images:str=None, # Image folder of today's layout, relative to DATA (default 'images')
-                       write:bool=False, # Write the data.yaml found for a folder in a common layout, then check it
-                       n_workers:int=None, # Reader processes (default: all cores for large data sets)
+def layout_options(p:argparse.ArgumentParser, # A command's parser
+                  )->argparse.ArgumentParser:
+    "Add `--images` and `--labels`, which find today's layout's files, spelt and meant the same in every command"
+    p.add_argument('--images', help="image folder of today's layout, relative to the data set's root (default 'images')")
+    p.add_argument('--labels', help="mask path template of today's layout, relative to the data set's root, with {stem}, {suffix}, {name} "
+                                    "(default 'labels/{stem}_P{suffix}')")
+    return p
+
+def check_data_parser()->argparse.ArgumentParser:
+    "The options of `segdist-check-data`"
+    p = argparse.ArgumentParser(prog='segdist-check-data', description='Check a segmentation data set and print every problem found; '
+                                'find and write the data.yaml of a common layout')
+    p.add_argument('data', help='data set folder (with data.yaml, or images/, labels/, codes.txt), or a data.yaml')
+    layout_options(p)
+    p.add_argument('--write', action='store_true', help='write the data.yaml found for a folder in a common layout, then check it')
+    p.add_argument('--n-workers', type=int, help='reader processes (default: all cores for large data sets)')
+    return p
+
+def segdist_check_data(argv:list|None=None, # Command-line arguments (default: the process's)
                       ):
-    "Check a segmentation data set and print every problem found; find and write the data.yaml of a common layout"
+    "Console entry point `segdist-check-data`: check a data set and print every problem found; find and write the data.yaml of a common layout"
+    a = check_data_parser().parse_args(argv)
+    data, labels, images, write, n_workers = a.data, a.labels, a.images, a.write, a.n_workers
     p, st = Path(data), {}
     try:
         if not p.is_file(): check_root(p)

@@ -26,7 +26,7 @@ from fastai.distributed import DistributedTrainer
 from .dls import CacheDL, epoch_batches, epoch_sample, close_workers, rank_device
 
 # %% auto #0
-__all__ = ['comm_hooks', 'SegDistributedDL', 'SegDistributedTrainer', 'LineProgressCallback', 'log_progress', 'setup_distrib',
+__all__ = ['comm_hooks', 'SegDistributedDL', 'SegDistributedTrainer', 'LineProgressCallback', 'log_progress', 'setup_rank',
            'print0', 'group_restarted', 'run_name', 'ddp_kwargs', 'comm_bytes', 'NoSyncAccumulation',
            'AllReduceBatchNorm', 'AllReduceBatchNormAct', 'sync_batchnorm']
 
@@ -141,7 +141,7 @@ def _init_group():
                             store=dist.PrefixStore(f'segdist/restart_{restart}', store))
 
 # %% ../nbs/04_distributed.ipynb #720985a9
-def setup_distrib(seed:int|None=None, # Base random seed; rank r uses `seed + r`
+def setup_rank(seed:int|None=None, # Base random seed; rank r uses `seed + r`
                   threads:int|None=None, # torch threads for this process; default: `OMP_NUM_THREADS` if set
                   quiet:bool=True, # Silence standard output on ranks other than 0 (errors still go to stderr)
                  )->int: # This process's rank

@@ -15,13 +15,13 @@ from fastai.vision.all import *
 from .data import *
 from .dataset import *
 from .cache import *
-from .cache import _hw, CacheError
-from .data import _resample
+from .cache import size_hw, CacheError
+from .data import grid_resample
 from fastai.data.load import _loaders
 from torch.utils.data import get_worker_info
 
 # %% auto #0
-__all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'rank_device', 'SegBatch', 'batch_part', 'BandReader', 'mask_tensor',
+__all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'rank_device', 'SegBatch', 'batch_part', 'BandReader', 'mask_from_array',
            'ResizeBands', 'CropBands', 'ScaleBands', 'band_stats', 'rss_mb', 'default_workers', 'Prefetcher',
            'copy_ahead', 'epoch_batches', 'kept_workers', 'epoch_sample', 'close_workers']
 
@@ -85,10 +85,10 @@ class CacheDL(TfmdDL):
     def _gather(self, b, rng:random.Random)->tuple:
         "The batch of items `b` from the cache: whole, or windows drawn from `rng`"
         rows = self.rows[np.asarray(b)]
-        return self.cache.batch(rows) if self.crop is None else self.cache.crops(rows, _hw(self.crop), self._corners(len(rows), rng))
+        return self.cache.batch(rows) if self.crop is None else self.cache.crops(rows, size_hw(self.crop), self._corners(len(rows), rng))
     def _corners(self, n:int, rng:random.Random)->list:
         "(top, left) of `n` windows: random in training (drawn from `rng`), centred in validation"
-        (H, W), (h, w) = self.cache.man['shape'][1:], _hw(self.crop)
+        (H, W), (h, w) = self.cache.man['shape'][1:], size_hw(self.crop)
         if h > H or w > W: raise CacheError([f'crop {w}x{h} is larger than the cached images ({W}x{H}): crop smaller, or store larger'])
         if getattr(self.dataset, 'split_idx', 0): return [((H - h) // 2, (W - w) // 2)] * n
         return [(rng.randint(0, H - h), rng.randint(0, W - w)) for _ in range(n)]
@@ -165,7 +165,7 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
     else:
         tr = spec.files('train') if spec.has_valid else list(L(fns)[splitter(fns)[0]])
         stats = ifnone(stats, getattr(spec, 'stats', None)) or band_stats(tr, im.bands, kwargs.get('cache'), nodata=im.nodata)   # a run computes them once (`DataSpec.stats`)
-        blocks = (TransformBlock(type_tfms=BandReader(im.bands)), TransformBlock(type_tfms=mask_tensor, item_tfms=AddMaskCodes(spec.codes)))
+        blocks = (TransformBlock(type_tfms=BandReader(im.bands)), TransformBlock(type_tfms=mask_from_array, item_tfms=AddMaskCodes(spec.codes)))
         item_tfms = [*([ResizeBands(item_sz)] if item_sz else []), *([CropBands(sz)] if crop else [])]
         batch_tfms = [SegBatch(sz, aug, Normalize.from_stats(stats['mean'], stats['std'], cuda=False), ScaleBands(stats['lo'], stats['hi'], im.bands))]
     dblock = DataBlock(blocks=blocks, get_items=lambda _: fns, get_y=GetMask(lf, spec.reader, im.nodata), splitter=splitter, item_tfms=item_tfms, batch_tfms=batch_tfms)
@@ -270,10 +270,10 @@ class SegBatch(DisplayedTransform):
         x = x.float()
         x = x.div_(255.) if self.scale is None else ((x - c['lo']) / (c['hi'] - c['lo'])).clamp_(0, 1)
         d = {} if split_idx else draws if draws is not None else self.draw(n, dev)
-        size = _hw(self.size) if self.size is not None else tuple(x.shape[-2:])
+        size = size_hw(self.size) if self.size is not None else tuple(x.shape[-2:])
         coords = F.affine_grid(self.matrix(d, n, x.shape[-2:], dev), (n, 1, *size), align_corners=True)
-        x = _resample(x, coords, 'bilinear', 'reflection', True)
-        ys = [_resample(y[:, None].float(), coords, 'nearest', 'reflection', True)[:, 0].long() if y.ndim == 3 else y for y in ys]
+        x = grid_resample(x, coords, 'bilinear', 'reflection', True)
+        ys = [grid_resample(y[:, None].float(), coords, 'nearest', 'reflection', True)[:, 0].long() if y.ndim == 3 else y for y in ys]
         if 'brightness' in d:   # fastai's lighting: brightness, then contrast, in logit space
             x = torch.sigmoid((logit(x) + logit(d['brightness'][:, None, None, None])) * d['contrast'][:, None, None, None])
         x = (x - c['mean']) / c['std']
@@ -300,19 +300,19 @@ class BandReader:
     def __call__(self, fn): return TensorImage(torch.from_numpy(read_image(fn, self.bands).transpose(2, 0, 1).copy()))
     def __repr__(self): return f'BandReader({self.bands})'
 
-def mask_tensor(a)->TensorMask: return TensorMask(torch.from_numpy(np.asarray(a)))
+def mask_from_array(a)->TensorMask: return TensorMask(torch.from_numpy(np.asarray(a)))
 
 class ResizeBands(Transform):
     "Items squished to `size` (`resize_bands`): fastai's `Resize(method='squish')` for bands at their depth and their masks"
     order = 1
-    def __init__(self, size:int|tuple): self.size = _hw(size)
+    def __init__(self, size:int|tuple): self.size = size_hw(size)
     def encodes(self, x:TensorImage): return TensorImage(resize_bands(x, self.size))
     def encodes(self, x:TensorMask): return TensorMask(resize_bands(x, self.size, mask=True))
 
 class CropBands(RandTransform):
     "A random window of `size` in training, the centre one in validation: fastai's `RandomCrop` for bands at their depth and their masks"
     split_idx, order = None, 2
-    def __init__(self, size:int|tuple): super().__init__(); self.size = _hw(size)
+    def __init__(self, size:int|tuple): super().__init__(); self.size = size_hw(size)
     def before_call(self, b, split_idx):
         (H, W), (h, w) = b[0].shape[-2:], self.size
         if h > H or w > W: raise ValueError(f'crop {w}x{h} is larger than the image ({W}x{H}): crop smaller (sz) or store larger (item_sz)')

@@ -16,8 +16,9 @@ from .dataset import *
 from .dls import *
 from .metrics import *
 from .plots import *
-from .distributed import setup_distrib, print0
-from .predict import load_model, predict_masks, engines, check_predict_options, check_inputs, _inside
+from .distributed import setup_rank, print0
+from .engine import inference_model, engines
+from .predict import predict_masks, check_predict_options, check_inputs, engine_options
 from .model import image_digest
 
 # %% auto #0
@@ -63,8 +64,8 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
              images:str|None=None, # Image folder of today's layout, relative to `data` (default 'images')
              check:bool=True, # Check the data set first (rank 0)
              split:str|None=None, # Which split of the description: default `test` if it has one, else every image of every split but those the model trained on
-             engine:str='auto', # auto (onnxruntime on the CPU when installed), torch, torch-bf16 or onnx (`load_model`)
-             compile:bool=False, # Compile the PyTorch model
+             engine:str='auto', # auto (onnxruntime on the CPU when installed), torch, torch-bf16 or onnx (`inference_model`)
+             compile:bool|str=False, # Compile the PyTorch model: True (inductor) or a backend of `compile_backends`
             )->dict|None: # eval.json's contents, on rank 0
     "Per-class and per-image metrics of `model` on `data`, at each mask's resolution; this process's share of the images under a launch"
     t0, rank, ws = time.time(), rank_distrib(), max(1, num_distrib())
@@ -79,9 +80,9 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
     fns = sorted(f for s in use for f in spec.files(s))
     if out is not None:   # the folders it reads are not written to: its pictures would be read as images next time
         ins = {Path(o).absolute() for f in fns for o in (f.parent, Path(gm.label_fn(f)).parent)}
-        hit = [d for d in ins if _inside(Path(out).absolute(), d)]
+        hit = [d for d in ins if Path(out).absolute().is_relative_to(d)]
         if hit: raise ValueError(f'--out {out} is inside {hit[0]}, which holds images or masks being evaluated: choose a folder outside the data set')
-    m = load_model(model, cpu, engine, compile)
+    m = inference_model(model, cpu, engine, compile)
     codes, void = spec.codes, m.void
     if list(codes) != list(m.codes):
         raise DataError([f"the model's classes {list(m.codes)} are not those of the data set {list(codes)}: evaluate on data "
@@ -157,23 +158,15 @@ def eval_parser()->argparse.ArgumentParser:
     p.add_argument('data', help='labelled data set: a folder (its data.yaml, or images/, labels/, codes.txt) or a data.yaml')
     p.add_argument('--split', help="the split to score (train, valid, test); default: test when the data set's description has one, else every image")
     p.add_argument('--out', help='output folder (default: eval-<data set name> beside the model)')
-    p.add_argument('--bs', type=int, default=8, help='images (whole) or windows (tiles) per batch (default 8)')
-    p.add_argument('--tile', type=int, help='predict by overlapping windows of this side (a multiple of 32) at native resolution')
-    p.add_argument('--overlap', type=float, default=0.25, help='share of a window that overlaps the next, with --tile (default 0.25)')
-    p.add_argument('--tta', action='store_true', help="average with the flipped image's prediction")
     p.add_argument('--k', type=int, default=6, help='worst images drawn in worst.png (default 6)')
-    p.add_argument('--cpu', action='store_true', help='use the CPU even when there is a GPU')
-    p.add_argument('--engine', default='auto', choices=engines, help='auto: onnxruntime on the CPU when installed (faster), else PyTorch; torch; torch-bf16 (bf16 autocast: about twice as fast on CPUs with AVX512-BF16 or AMX); onnx')
-    p.add_argument('--compile', action='store_true', help='compile the PyTorch model (with --engine torch)')
-    p.add_argument('--labels', help="mask path template of today's layout, relative to DATA (default 'labels/{stem}_P{suffix}')")
-    p.add_argument('--images', help="image folder of today's layout, relative to DATA (default 'images')")
+    engine_options(p); layout_options(p)
     p.add_argument('--no-check', action='store_true', help='skip the data check')
     return p
 
 def segdist_eval(argv:list|None=None):
     "Console entry point `segdist-eval`, and what each process of `segdist-launch ... -m segdist_nb.evaluate` runs"
     a = eval_parser().parse_args(argv)
-    setup_distrib()
+    setup_rank()
     if num_distrib() > 1 and not dist.is_initialized(): dist.init_process_group('gloo')   # only to gather the results
     try: res = evaluate(a.model, a.data, a.out, a.bs, a.tile, a.overlap, a.tta, a.k, True if a.cpu else None, a.labels, a.images, not a.no_check, a.split, a.engine, a.compile)
     except (ValueError, OSError, ImportError) as e:

@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/export.html.md"""
 
 # %% ../nbs/05d_export.ipynb #386d98bb
 from __future__ import annotations
-import json, logging, os, sys, tempfile, warnings
+import argparse, json, logging, os, sys, tempfile, warnings
 from pathlib import Path
 import numpy as np, torch
 from fastcore.all import *
@@ -15,12 +15,13 @@ from .data import default_splitter
 from .dataset import load_data
 from .dls import GetMask
 from .metrics import SegStats, seg_metric_fns
-from .predict import NormalizedModel, OnnxModel, onnx_proto, load_model, image_batch, predict_masks, model_size, check_inputs
+from .engine import NormalizedModel, OnnxModel, onnx_proto, inference_model, model_size
+from .predict import image_batch, predict_masks, check_inputs
 from .evaluate import image_confusion
 
 # %% auto #0
 __all__ = ['int8_limits', 'onnx_agreement', 'export_onnx', 'calib_files', 'int8_scores', 'int8_verdict', 'quantize_int8',
-           'segdist_export']
+           'export_parser', 'segdist_export']
 
 # %% ../nbs/05d_export.ipynb #d16f39a7
 def onnx_agreement(module:nn.Module, # The PyTorch module that was exported
@@ -56,7 +57,7 @@ def export_onnx(model, # A run's `model.pkl`, or a `Learner`
     if fn.is_dir(): raise ValueError(f'{fn} is a folder: give the .onnx file to write, e.g. {fn/"model.onnx"}')
     if fn.suffix.lower() != '.onnx': raise ValueError(f'{fn}: give the file to write a name ending in .onnx (the file is ONNX, and this keeps a model.pkl from being written over)')
     if not fn.parent.exists() and fn.parent.parent.is_file(): raise ValueError(f'{fn.parent} cannot be created: {fn.parent.parent} is a file')
-    m = load_model(model, cpu=True, engine='torch')
+    m = inference_model(model, cpu=True, engine='torch')
     g = onnx_proto(m, opset)
     fixed = any(p.key == 'fixed' for p in g.metadata_props)   # a graph of the training size only (PSPNet's and UPerNet's pooling)
     res = onnx_agreement(NormalizedModel(m.model, m.mean.cpu(), m.std.cpu()).eval(), g, [m.sz] + ([] if fixed else [(m.sz[0] + 32, 2 * m.sz[1])])) if check else {}
@@ -172,20 +173,29 @@ def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
     return q, res
 
 # %% ../nbs/05d_export.ipynb #b162534b
-@call_parse
-def segdist_export(model:str, # A run's model.pkl
-                   out:str, # The .onnx file to write
-                   opset:int=17, # ONNX opset
-                   no_check:bool=False, # Skip the comparison with PyTorch
-                   int8:bool=False, # Write a static int8 model (QDQ), calibrated on --data's training images, checked on its validation images
-                   data:str=None, # With --int8: the data set the model was trained on
-                   calib:int=32, # With --int8: calibration images
-                   max_miou_drop:float=0.005, # With --int8: refuse when the validation mean IoU falls by more
-                   max_class_drop:float=0.02, # With --int8: refuse when a class's validation IoU falls by more
-                   max_sure_flips:float=0.005, # With --int8: refuse when more of the pixels fp32 is 90% sure of change class
-                   min_agreement:float=None, # With --int8: also refuse below this share of validation pixels agreeing with fp32
+def export_parser()->argparse.ArgumentParser:
+    "The options of `segdist-export`"
+    p = argparse.ArgumentParser(prog='segdist-export', description='Export a trained segdist_nb model to ONNX (RGB 0..1 input, normalisation '
+                                'inside, class names in the metadata) and check it')
+    p.add_argument('model', help="a run's model.pkl")
+    p.add_argument('out', help='the .onnx file to write')
+    p.add_argument('--opset', type=int, default=17, help='ONNX opset (default 17)')
+    p.add_argument('--no-check', action='store_true', help='skip the comparison with PyTorch')
+    p.add_argument('--int8', action='store_true', help="write a static int8 model (QDQ), calibrated on --data's training images, checked on its validation images")
+    p.add_argument('--data', help='with --int8: the data set the model was trained on')
+    p.add_argument('--calib', type=int, default=32, help='with --int8: calibration images (default 32)')
+    p.add_argument('--max-miou-drop', type=float, default=0.005, help='with --int8: refuse when the validation mean IoU falls by more (default 0.005)')
+    p.add_argument('--max-class-drop', type=float, default=0.02, help="with --int8: refuse when a class's validation IoU falls by more (default 0.02)")
+    p.add_argument('--max-sure-flips', type=float, default=0.005, help='with --int8: refuse when more of the pixels fp32 is 90%% sure of change class (default 0.005)')
+    p.add_argument('--min-agreement', type=float, help='with --int8: also refuse below this share of validation pixels agreeing with fp32')
+    return p
+
+def segdist_export(argv:list|None=None, # Command-line arguments (default: the process's)
                   ):
-    "Export a trained segdist_nb model to ONNX (RGB 0..1 input, normalisation inside, class names in the metadata) and check it"
+    "Console entry point `segdist-export`: export a trained model to ONNX and check it"
+    a = export_parser().parse_args(argv)
+    model, out, opset, no_check, int8, data, calib = a.model, a.out, a.opset, a.no_check, a.int8, a.data, a.calib
+    max_miou_drop, max_class_drop, max_sure_flips, min_agreement = a.max_miou_drop, a.max_class_drop, a.max_sure_flips, a.min_agreement
     lim = dict(max_miou_drop=max_miou_drop, max_class_drop=max_class_drop, max_sure_flips=max_sure_flips, min_agree=min_agreement)
     try: res = export_onnx(model, out, opset, check=not no_check, int8=int8, data=data, n_calib=calib, **(lim if int8 else {}))
     except (ValueError, OSError, ImportError) as e: print(f'segdist-export: error: {e}', file=sys.stderr); raise SystemExit(2)

@@ -16,7 +16,7 @@ from torch.distributed.elastic.multiprocessing.api import SignalException
 
 # %% auto #0
 __all__ = ['LaunchError', 'launch_parser', 'slurm_args', 'launch_args', 'first_contact', 'launch', 'segdist_launch', 'run_launch',
-           'free_port', 'run_nodes']
+           'launch_port', 'run_nodes']
 
 # %% ../nbs/04a_launch.ipynb #5bbb20d5
 class LaunchError(ValueError): "A launcher option that cannot work here"
@@ -169,7 +169,7 @@ def run_launch(argv:list, # Launcher arguments, e.g. ['--cpus', '2', 'script.py'
     return subprocess.CompletedProcess(cmd, p.returncode, ''.join(out), ''.join(err))
 
 # %% ../nbs/04a_launch.ipynb #a6256f44
-def free_port(lo:int=29500, # Lowest port tried
+def launch_port(lo:int=29500, # Lowest port tried
               hi:int=39500, # One past the highest
              )->int:
     "A TCP port free on 127.0.0.1 now, from a start that differs between processes"

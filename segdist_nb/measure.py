@@ -20,13 +20,14 @@ from .model import *
 from .distributed import *
 from .speed import compile_unet, fast_unet
 from .decoders import size_rule
-from .predict import NormalizedModel, OnnxModel, onnx_proto, image_batch
+from .engine import NormalizedModel, OnnxModel, onnx_proto
+from .predict import image_batch
 from .export import calib_files, quantize_int8
 
 # %% auto #0
-__all__ = ['rep_marks', 'StepTimer', 'rep_throughput', 'dev_sync', 'plain_steps', 'pipeline_rate', 'epoch_start_s',
+__all__ = ['bench_kinds', 'rep_marks', 'StepTimer', 'rep_throughput', 'dev_sync', 'plain_steps', 'pipeline_rate', 'epoch_start_s',
            'upscale_data', 'pipeline_bench', 'median_s', 'peak_gflops', 'model_flops', 'speed_bench', 'decoder_costs',
-           'synth_items', 'bench_worker']
+           'plain_batches', 'mem_dls', 'synth_items', 'bench_worker']
 
 # %% ../nbs/06_measure.ipynb #b019686f
 def rep_marks(warmup:int, # Batches left out at the start (at least 1)
@@ -342,7 +343,7 @@ def decoder_costs(decoders:list, # Architectures (`decoders`: 'fastai', 'unet', 
     return rows
 
 # %% ../nbs/06_measure.ipynb #e58aef27
-def _plain_batches(dls, n:int)->list:
+def plain_batches(dls, n:int)->list:
     "`n` training batches of `dls` as plain tensors on its device (this rank's share under DDP)"
     out = []
     while len(out) < n:
@@ -351,7 +352,7 @@ def _plain_batches(dls, n:int)->list:
             if len(out) == n: break
     return out
 
-def _mem_dls(dls, n:int)->DataLoaders:
+def mem_dls(dls, n:int)->DataLoaders:
     "fastai `DataLoaders` over `n` training batches of `dls` kept on its device as stored (uint8), with its batch transforms: no loading, the same augmentation"
     raw, items = dls.train.new(after_batch=None, shuffle=False), []
     for x, y in raw:
@@ -378,11 +379,11 @@ def synth_items(bs:int, procs:int, epoch_items:int)->int:
     "Pairs of the benchmark's synthetic set: `epoch_items` training images an epoch, at least 4 batches a process, and a fifth more to validate"
     return -(-max(epoch_items, 4 * bs * procs) * 5 // 4)   # epochs as long as a data set's, so that their starts weigh what they would
 
-_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook', 'learner_nohook', 'learner_accum', 'learner_accum_fastai')   # what a worker measures (see above)
+bench_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook', 'learner_nohook', 'learner_accum', 'learner_accum_fastai')   # what a worker measures (see above)
 
 def bench_worker(cfg:dict)->dict|None:
     "Measure the learner (from PNGs, from the cache, in memory), plain PyTorch and the input pipeline in this process"
-    rank = setup_distrib(seed=0)
+    rank = setup_rank(seed=0)
     ws = max(1, num_distrib())
     say = lambda s: print0(f'  {ws} process(es): {s}', flush=True)
     data = Path(cfg['data'])   # `bench` made the synthetic set, when there is no data set, once for every process count
@@ -408,15 +409,15 @@ def bench_worker(cfg:dict)->dict|None:
         with l.no_bar(), l.no_logging(), l.distrib_ctx(sync_bn=False, kwargs_handlers=[ddp_kwargs(**kw)]):
             l.fit(10_000, 1e-3, cbs=[tm, *cbs])
         return tm.times
-    todo = set(cfg.get('kinds') or _kinds)
+    todo = set(cfg.get('kinds') or bench_kinds)
     def timed(key, what, times):
         if key not in todo: return
         res[key] = rep_throughput(times(), cfg['steps'], imgs)
         say(f'{what}: {np.median(res[key]):.2f} images/s')
-    batches = _plain_batches(dls, min(n, 32))
+    batches = plain_batches(dls, min(n, 32))
     timed('learner', 'learner from PNGs', lambda: fit_times(learn))
     timed('learner_cache', 'learner from the cache', lambda: fit_times(learner(dlc)))
-    def mem_learner(): l = learner(dls); l.dls = _mem_dls(dlc, min(n, 32)); return l
+    def mem_learner(): l = learner(dls); l.dls = mem_dls(dlc, min(n, 32)); return l
     timed('learner_mem', 'learner fed from memory', lambda: fit_times(mem_learner()))
     timed('plain', 'plain PyTorch', lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=ddp_kw))
     timed('plain_nosync', 'plain PyTorch without all-reduce',

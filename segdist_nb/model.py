@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/model.html.md"""
 
 # %% ../nbs/03_model.ipynb #4cf006e6
 from __future__ import annotations
-import hashlib, inspect, os, time, warnings
+import argparse, hashlib, inspect, os, time, warnings
 from contextlib import contextmanager
 from pathlib import Path
 import numpy as np, torch, torchvision
@@ -25,9 +25,9 @@ import timm
 
 # %% auto #0
 __all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'cpu_bf16',
-           'seg_precision', 'precision_note', 'SegMixedPrecision', 'body_weights', 'load_encoder', 'check_pretrained',
-           'seg_opt', 'DeviceSmoothLoss', 'BarProgressCallback', 'HostLosses', 'sync_free', 'image_digest',
-           'TrainingRecord', 'dls_bands', 'seg_learner']
+           'seg_precision', 'precision_note', 'precision_option', 'SegMixedPrecision', 'body_weights', 'load_encoder',
+           'check_pretrained', 'seg_opt', 'DeviceSmoothLoss', 'BarProgressCallback', 'HostLosses', 'sync_free',
+           'image_digest', 'TrainingRecord', 'dls_bands', 'seg_learner']
 
 # %% ../nbs/03_model.ipynb #89ded331
 def dls_codes(dls:DataLoaders)->list|None:
@@ -129,6 +129,16 @@ def precision_note(precision:str, # As asked (`precisions`)
     if d.type == 'cuda': return f"{p} mixed precision (auto: the GPU {'computes bf16' if p == 'bf16' else 'has no bf16; fp16 with a loss scale'})"
     return (f'bf16 mixed precision (auto: this CPU computes bf16 natively, {cpu_bf16()}, about twice as fast as fp32; --precision fp32 to turn it off)'
             if p == 'bf16' else 'fp32 (auto: this CPU has no native bf16, AMX or AVX512-BF16, so bf16 would be slower)')
+
+# %% ../nbs/03_model.ipynb #3ed1cb90
+def precision_option(p:argparse.ArgumentParser, # A command's parser
+                     default:str|None=None, # The option's default (None: the config's, else 'auto')
+                    )->argparse.ArgumentParser:
+    "Add `--precision`, one of `precisions`, as `seg_precision` reads it"
+    p.add_argument('--precision', choices=precisions, default=default,
+                   help="auto (the default): bf16 on GPUs that have it, else fp16; on CPUs bf16 where the CPU computes it natively "
+                        "(AVX512-BF16 or AMX: about twice as fast as fp32), else fp32")
+    return p
 
 # %% ../nbs/03_model.ipynb #0ba0b1ef
 class SegMixedPrecision(MixedPrecision):

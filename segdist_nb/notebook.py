@@ -12,11 +12,11 @@ import cloudpickle, torch, torch.distributed as dist
 from fastcore.all import *
 from fastai.learner import Learner, load_learner
 from fastai.torch_core import rank_distrib
-from .distributed import setup_distrib, run_name
+from .distributed import setup_rank, run_name
 from .launch import run_launch
 from .weights import read_learner
 from .recipe import *
-from .recipe import _prepare_data
+from .recipe import run_data
 
 # %% auto #0
 __all__ = ['RankError', 'nb_worker', 'launch_nb', 'train_nb']
@@ -29,7 +29,7 @@ def nb_worker(d:str|Path):
     "What each process of `launch_nb` runs: the pickled call; rank 0's result pickled back; a failing rank's traceback kept"
     d, rank = Path(d), rank_distrib()
     fn, args, kwargs = cloudpickle.loads((d/'call.pkl').read_bytes())
-    setup_distrib()   # threads, the CPU switch for accelerate, other ranks' output silenced, one line per epoch
+    setup_rank()   # threads, the CPU switch for accelerate, other ranks' output silenced, one line per epoch
     try: res = fn(*args, **kwargs)
     except BaseException:
         (d/f'error-rank{rank}.txt').write_text(traceback.format_exc()); raise
@@ -92,7 +92,7 @@ def train_nb(cfg:dict|str|Path|None=None, # A config (see `default_config`), or 
     launch_nb(_train_proc, cfg, out, resume, restart, cpus=cpus, gpus=gpus, threads=threads, timeout=timeout)
     learn = read_learner(out/'model.pkl', cpu=cpus is not None or not torch.cuda.is_available())
     learn.dls = stage_dls(dict(cfg, num_workers=0 if cfg['num_workers'] is None else cfg['num_workers']), cfg['stages'][-1],
-                          _prepare_data(cfg)).to(learn.dls.device)
+                          run_data(cfg)).to(learn.dls.device)
     learn.run_dir = out
     if validate:
         with learn.no_bar(): learn.validate()

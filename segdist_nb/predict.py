@@ -17,15 +17,15 @@ import fastprogress.fastprogress
 from fastprogress.fastprogress import progress_bar
 from .data import seg_palette, read_image, resize_bands, is_tiff, image_files, mark_output, image_info, image_nodata, nodata_pixels, Imagery, ignore_index, say_once
 from .plots import image_view
-from .dls import ScaleBands, batch_part
-from .speed import compile_unet
-from .weights import read_learner
+from .cache import size_hw
+from .dls import ScaleBands
+from .engine import *
+from .speed import compile_option
 
 # %% auto #0
-__all__ = ['engines', 'palette_png', 'overlay', 'model_size', 'ImageReader', 'model_imagery', 'LearnerModel', 'NormalizedModel',
-           'BinPool', 'bin_pools', 'onnx_proto', 'OnnxModel', 'load_model', 'tile_starts', 'tile_weights',
-           'predict_tiled', 'image_batch', 'open_image', 'predict_masks', 'check_input', 'check_inputs',
-           'check_predict_options', 'geo_tiff', 'write_geotiff', 'output_plan', 'predict_folder', 'segdist_predict']
+__all__ = ['palette_png', 'overlay', 'tile_starts', 'tile_weights', 'predict_tiled', 'image_batch', 'open_image', 'predict_masks',
+           'check_input', 'check_inputs', 'check_predict_options', 'geo_tiff', 'write_geotiff', 'output_plan',
+           'predict_folder', 'engine_options', 'predict_parser', 'segdist_predict']
 
 # %% ../nbs/05b_predict.ipynb #b4cac954
 def palette_png(mask:np.ndarray, # (H, W) class indices
@@ -44,208 +44,6 @@ def overlay(img:Image.Image, # The image
     "The image with the mask's colours blended on top"
     col = palette[mask]
     return Image.fromarray((np.asarray(img.convert('RGB')) * (1 - alpha) + col * alpha).astype(np.uint8))
-
-# %% ../nbs/05b_predict.ipynb #7fd2b04a
-def _hw(sz)->tuple:
-    "(height, width) from an int or a pair"
-    return (int(sz), int(sz)) if isinstance(sz, (int, np.integer)) else tuple(int(o) for o in sz)
-
-def model_size(learn:Learner)->tuple:
-    "The size (height, width) the learner's batch transforms resize to: its last training size"
-    sz = first(t.size for t in learn.dls.after_batch.fs if getattr(t, 'size', None) is not None)
-    if sz is None: raise ValueError('the learner has no resizing batch transform: pass the size with --sz')
-    return _hw(sz)
-
-class ImageReader:
-    "How a model reads an image file: fastai's `PILImage` for 8-bit pictures, or its bands at their depth, scaled as in training (`ScaleBands`); and where it is nodata"
-    def __init__(self, scale:ScaleBands|None=None, # The training's band scaling; None: 8-bit pictures
-                 nodata:float|int|None=None, # The training images' nodata value, for images that record none of their own
-                ): self.scale, self.nodata = scale, nodata
-    @property
-    def n_in(self)->int: return 3 if self.scale is None else len(self.scale.lo)
-    def read(self, fn)->tuple: # (an 8-bit RGB PIL view of the image, what the model takes, (H, W) bool of its nodata pixels or None)
-        "A `PILImage` twice for a picture (it is resized as fastai resizes); for bands, a view and the (C, H, W) float tensor in 0..1; and the image's nodata pixels (its own nodata value, else the training's)"
-        nd = ifnone(image_nodata(fn), self.nodata)
-        if self.scale is None:
-            im = PILImage.create(fn)
-            return im, im, None if nd is None else nodata_pixels(read_image(fn), nd)
-        full = read_image(fn); a = full if self.scale.bands is None else np.ascontiguousarray(full[..., [b - 1 for b in self.scale.bands]])
-        return PILImage.create(image_view(a)), self.scale.scale(torch.from_numpy(a.transpose(2, 0, 1).copy())), nodata_pixels(full, nd)   # the view stretched per image
-    def __call__(self, fn)->tuple: return self.read(fn)[:2]
-    def tensor(self, x)->Tensor:
-        "What `__call__` returned for the model, as a (C, H, W) float tensor in 0..1"
-        return image2tensor(x).float().div(255) if isinstance(x, Image.Image) else x
-
-def model_imagery(learn:Learner)->Imagery:
-    "What `learn` trained on: its `TrainingRecord`'s `Imagery`, or for a learner from before the record, what its batch transforms tell (pictures, or the bands it scales)"
-    rec = getattr(learn, 'trained_on', None)
-    if rec is not None and rec.imagery: return Imagery.from_dict(rec.imagery)
-    sc = batch_part(learn.dls, ScaleBands)
-    return Imagery('uint8', None) if sc is None else Imagery(None, None if sc.bands else len(sc.lo), sc.bands)
-
-class LearnerModel:
-    "A fastai learner (`model.pkl`) as a function from images in 0..1 to class probabilities, with its normalisation and precision"
-    engine = 'torch'
-    def __init__(self, learn:Learner, # An exported (or any) segmentation learner
-                 cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
-                 channels_last:bool=True, # Run the model in channels-last memory format
-                 compile:bool=False, # Compile the model (`compile_unet`); the first batch of each shape compiles
-                 bf16:bool=False, # bf16 autocast on any device, whatever precision the learner trained in
-                ):
-        self.device = torch.device('cpu' if ifnone(cpu, not torch.cuda.is_available()) else default_device())
-        self.learn, self.model = learn, learn.model.to(self.device).eval()
-        if channels_last: self.model.to(memory_format=torch.channels_last)
-        if compile: compile_unet(self.model)
-        norm = batch_part(learn.dls, Normalize)
-        self.mean, self.std = [torch.as_tensor(o).float().reshape(1, -1, 1, 1).to(self.device)
-                               for o in ((norm.mean, norm.std) if norm is not None else (0., 1.))]
-        n = get_c(learn.dls) or len(learn.codes)
-        self.codes, self.void, self.sz = getattr(learn, 'codes', None) or [str(i) for i in range(n)], getattr(learn, 'void', None), model_size(learn)
-        self.imagery = model_imagery(learn)   # what it trained on (`check_inputs`)
-        self.reader = ImageReader(batch_part(learn.dls, ScaleBands), self.imagery.nodata)
-        prec = getattr(learn, 'precision', 'fp32')
-        self.amp, self.dtype = bf16 or (self.device.type == 'cuda' and prec in ('fp16', 'bf16')), torch.bfloat16 if bf16 or prec == 'bf16' else torch.float16
-        if bf16: self.engine = 'torch bf16'
-    @property
-    def digests(self)->set|None:
-        "The `image_digest`s of its training images (its `TrainingRecord`), None when it records none"
-        rec = getattr(self.learn, 'trained_on', None)
-        return None if rec is None else rec.digests
-    def probs(self, x:Tensor)->Tensor:
-        "Class probabilities (N, C, H, W) of images `x` (N, bands, H, W) in 0..1"
-        with torch.no_grad(), torch.autocast(self.device.type, dtype=self.dtype, enabled=self.amp):
-            return self.model((x.to(self.device) - self.mean) / self.std).float().softmax(1)
-
-class NormalizedModel(nn.Module):
-    "A segmentation model that takes images in 0..1 (RGB, or bands scaled as in training) and normalises them itself"
-    def __init__(self, model:nn.Module, mean, std):
-        super().__init__()
-        self.model = model
-        self.register_buffer('mean', torch.as_tensor(mean).float().reshape(1, -1, 1, 1))
-        self.register_buffer('std', torch.as_tensor(std).float().reshape(1, -1, 1, 1))
-    def forward(self, x): return self.model((x - self.mean) / self.std)
-
-class BinPool(nn.Module):
-    "`nn.AdaptiveAvgPool2d` as slices and means: exported to ONNX for one input size, where the TorchScript exporter refuses bins that do not divide it"
-    def __init__(self, size): super().__init__(); self.size = (size, size) if isinstance(size, int) else tuple(size)
-    def forward(self, x):
-        (H, W), (kh, kw) = x.shape[-2:], self.size
-        cut = lambda i, n, k: (i * n // k, ((i + 1) * n + k - 1) // k)   # PyTorch's adaptive bins, floor(i n / k) to ceil((i + 1) n / k): non-negative, as the traced sizes divide by truncation
-        return torch.stack([torch.stack([x[..., slice(*cut(i, H, kh)), slice(*cut(j, W, kw))].mean((-2, -1)) for j in range(kw)], -1)
-                            for i in range(kh)], -2)
-
-@contextlib.contextmanager
-def bin_pools(model:nn.Module):
-    "Within the block, `model`'s adaptive average pools, and `F.interpolate`'s 'area' mode (the same pooling), are `BinPool`s"
-    swap = [(m, k, o) for m in model.modules() for k, o in m.named_children() if isinstance(o, nn.AdaptiveAvgPool2d)]
-    for m, k, o in swap: setattr(m, k, BinPool(o.output_size))
-    interp = F.interpolate
-    def area(*args, **kw):
-        a = inspect.signature(interp).bind(*args, **kw).arguments
-        return BinPool(a['size'])(a['input']) if a.get('mode') == 'area' and a.get('size') is not None else interp(*args, **kw)
-    # SMP's PSPNet pools with F.interpolate(mode='area') when it sees an ONNX export; no hook reaches that call but the
-    # module attribute, replaced for the export alone and restored after
-    F.interpolate = area
-    try: yield
-    finally:
-        F.interpolate = interp
-        for m, k, o in swap: setattr(m, k, o)
-
-def onnx_proto(m:LearnerModel, # A learner's model
-               opset:int=17, # ONNX opset
-              ):
-    "The model as an ONNX graph in memory: input RGB 0..1 with the normalisation inside, dynamic batch/height/width (the training size for PSPNet and UPerNet), its classes in the metadata"
-    import onnx
-    h, w = m.sz
-    if h % 32 or w % 32: raise ValueError(f'the training size {h}x{w} is not a multiple of 32, which the U-Net needs')
-    r = getattr(m, 'reader', None) or ImageReader()   # 8-bit pictures, unless the model reads bands
-    module, buf, fixed = NormalizedModel(m.model.float(), m.mean, m.std).eval(), io.BytesIO(), False   # traced where the model is (CPU or GPU)
-    hw = {2: 'height', 3: 'width'}
-    def export(dims):
-        buf.seek(0); buf.truncate()
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')   # the TorchScript exporter's notes on traced Python control flow: sizes are padded to multiples of 32
-            torch.onnx.export(module, (torch.rand(1, r.n_in, h, w, device=m.mean.device),), buf, input_names=['image'], output_names=['logits'], opset_version=opset,
-                              dynamic_axes={'image': dims, 'logits': dims}, dynamo=False)
-    # adaptive pooling to more than one bin (PSPNet, UPerNet) exports for one input size only: a graph of the training size
-    fixed = any(isinstance(o, nn.AdaptiveAvgPool2d) and _hw(o.output_size) != (1, 1) for o in module.modules())
-    with bin_pools(module) if fixed else contextlib.nullcontext(): export({0: 'batch'} if fixed else {0: 'batch', **hw})
-    g = onnx.load_from_string(buf.getvalue())
-    meta = dict(codes=json.dumps(list(m.codes)), void=json.dumps(m.void), sz=json.dumps([h, w]), multiple='32', **({'fixed': json.dumps([h, w])} if fixed else {}),
-                imagery=json.dumps(m.imagery.to_dict()), **({} if m.digests is None else dict(trained_on=json.dumps(sorted(m.digests)))),
-                input=(f'image: float32 (N, {r.n_in}, H, W), ' + ('RGB, values 0..1' if r.scale is None else 'bands scaled to 0..1 by scale (lo and hi per band, clipped)')
-                       + ' (the normalisation is in the graph); H and W multiples of 32'),
-                **({} if r.scale is None else dict(scale=json.dumps(dict(lo=r.scale.lo, hi=r.scale.hi, bands=r.scale.bands)))),
-                output='logits: float32 (N, C, H, W), one channel per class of codes; argmax over C is the mask',
-                producer='segdist_nb')
-    for k, v in meta.items(): p = g.metadata_props.add(); p.key, p.value = k, v
-    return g
-
-def _ort():
-    try: import onnxruntime as ort; return ort
-    except ImportError: return None
-
-class OnnxModel:
-    "An ONNX model on onnxruntime (a file from `segdist-export`, or `onnx_proto`'s graph): the same interface as `LearnerModel`, no fastai needed"
-    def __init__(self, fn, # An .onnx file written by `export_onnx`, or an ONNX `ModelProto`
-                 cpu:bool|None=None, # Force the CPU; default: CUDA when onnxruntime has it
-                 threads:int|None=None, # Threads on the CPU; default torch's (the cores, or OMP_NUM_THREADS)
-                ):
-        ort = _ort()
-        if ort is None: raise ImportError(f'{fn} is an ONNX model: install onnxruntime (pip install "segdist_nb[export]")')
-        gpu = not cpu and 'CUDAExecutionProvider' in ort.get_available_providers()
-        so = ort.SessionOptions(); so.intra_op_num_threads = ifnone(threads, torch.get_num_threads())
-        try: self.sess = ort.InferenceSession(fn.SerializeToString() if hasattr(fn, 'SerializeToString') else str(fn), so,
-                                              providers=(['CUDAExecutionProvider'] if gpu else []) + ['CPUExecutionProvider'])
-        except Exception as e: raise ValueError(f'{fn} cannot be read as an ONNX model ({type(e).__name__}: {str(e)[:150]}): give an .onnx '
-                                                f'written by segdist-export, or a run\'s model.pkl') from None
-        meta = self.sess.get_modelmeta().custom_metadata_map
-        if 'codes' not in meta: raise ValueError(f'{fn} has no class names in its metadata: export it with segdist-export')
-        self.codes, self.void, self.sz = json.loads(meta['codes']), json.loads(meta.get('void', 'null')), _hw(json.loads(meta['sz']))
-        self.multiple, self.device, self.meta = int(meta.get('multiple', 32)), torch.device('cpu'), meta
-        self.fixed = _hw(json.loads(meta['fixed'])) if 'fixed' in meta else None   # a graph of one input size (adaptive pooling)
-        sc = ScaleBands(**json.loads(meta['scale'])) if 'scale' in meta else None
-        self.imagery = Imagery.from_dict(json.loads(meta['imagery'])) if 'imagery' in meta else Imagery('uint8', None) if sc is None else Imagery(None, None if sc.bands else len(sc.lo), sc.bands)
-        self.digests = set(json.loads(meta['trained_on'])) if 'trained_on' in meta else None
-        self.reader = ImageReader(sc, self.imagery.nodata)
-        self.engine = 'onnx int8' if 'int8' in meta else "onnx"
-    def probs(self, x:Tensor)->Tensor:
-        "Class probabilities (N, C, H, W) of images `x` (N, bands, H, W) in 0..1; sides padded to a multiple of 32 and cropped back"
-        h, w = x.shape[-2:]
-        if self.fixed and (h, w) != self.fixed:
-            raise ValueError(f'this ONNX model takes {self.fixed[0]}x{self.fixed[1]} images only (its adaptive pooling was exported for its training size), '
-                             f'not {h}x{w}: predict whole images, tiles of {self.fixed[0]} (--tile), or use the model.pkl with --engine torch')
-        ph, pw = -h % self.multiple, -w % self.multiple
-        if ph or pw: x = F.pad(x, (0, pw, 0, ph), mode='replicate')
-        out = self.sess.run(None, {self.sess.get_inputs()[0].name: x.detach().cpu().float().numpy()})[0]
-        return torch.from_numpy(out[..., :h, :w]).softmax(1)
-
-engines = ('auto', 'torch', 'torch-bf16', 'onnx')
-
-def load_model(model, # `model.pkl`, an exported `.onnx`, a `Learner`, or a model `load_model` made
-               cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
-               engine:str='auto', # One of `engines`: auto (onnxruntime for a learner on the CPU when installed), torch, torch-bf16 or onnx
-               compile:bool=False, # Compile the PyTorch model (engine torch or torch-bf16)
-              ):
-    "A `LearnerModel` or an `OnnxModel`, from what `model` is and the engine"
-    if engine not in engines: raise ValueError(f'engine {engine!r}: choose one of {engines} (--engine)')
-    if isinstance(model, (LearnerModel, OnnxModel)): return model
-    if not isinstance(model, Learner):
-        model = Path(model)
-        if not model.is_file(): raise FileNotFoundError(f"model {model} does not exist: give a run's model.pkl or an .onnx from segdist-export")
-        if model.suffix.lower() == '.onnx':
-            if engine.startswith('torch') or compile: raise ValueError(f'{model} is an ONNX model: it runs on onnxruntime; give the run\'s model.pkl for --engine {engine} or --compile')
-            return OnnxModel(model, cpu)
-        try: model = read_learner(model, cpu=ifnone(cpu, not torch.cuda.is_available()))
-        except Exception as e: raise ValueError(f"{model} cannot be read as a trained model ({type(e).__name__}: {str(e)[:150]}): give a run's "
-                                                f"model.pkl (written whole at the end of training) or an .onnx from segdist-export") from None
-        if not isinstance(model, Learner): raise ValueError(f"{model} holds a {type(model).__name__}, not a fastai learner: give a run's model.pkl")
-    if compile and engine == 'onnx': raise ValueError('compile is for the PyTorch engine: pass engine torch (--engine torch) with it, or leave compile out')
-    m = LearnerModel(model, cpu, compile=compile, bf16=engine == 'torch-bf16')
-    if engine.startswith('torch') or compile or (engine == 'auto' and (m.device.type != 'cpu' or _ort() is None)): return m
-    if _ort() is None: raise ImportError('engine onnx needs onnxruntime: pip install "segdist_nb[export]"')
-    om = OnnxModel(onnx_proto(m), cpu=m.device.type == 'cpu')
-    return m if om.fixed else om   # a graph of one size (PSPNet, UPerNet) would refuse tiles of another: PyTorch takes any
 
 # %% ../nbs/05b_predict.ipynb #7f07ac7a
 def tile_starts(n:int, tile:int, stride:int)->list:
@@ -307,7 +105,7 @@ def image_batch(imgs:list, # PIL images, or (C, H, W) float tensors in 0..1 (ban
                 sz:int|tuple, # Model input size (height, width)
                )->Tensor: # (N, C, H, W) float, 0..1
     "Images resized (squished) to `sz` as one batch in 0..1, as the model sees whole images"
-    h, w = _hw(sz)
+    h, w = size_hw(sz)
     if imgs and isinstance(imgs[0], Tensor): return torch.stack([resize_bands(x, (h, w)) for x in imgs])
     return torch.stack([image2tensor(im.resize((w, h), Image.BILINEAR)) for im in imgs]).float().div(255)   # fastai's squish Resize
 
@@ -322,7 +120,7 @@ def open_image(reader:ImageReader, # How the model reads images
         if skipped is None: raise ValueError(f'image {fn} cannot be read ({why})') from None
         skipped.append((Path(fn), why))
 
-def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `load_model`)
+def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `inference_model`)
                   fns:list, # Image files
                   bs:int=8, # Images (whole) or windows (tiles) per batch
                   tta:bool=False, # Average with the flipped image's prediction
@@ -405,7 +203,6 @@ def check_predict_options(bs:int=8, # Images or windows per batch
         if tile < 32 or tile % 32: raise ValueError(f'--tile {tile}: the U-Net needs a multiple of 32, e.g. {max(32, tile // 32 * 32)}')
         if not 0 <= overlap < 1: raise ValueError(f'--overlap {overlap}: give a share of the window in [0, 1), e.g. 0.25')
 
-def _inside(a:Path, b:Path)->bool: return a == b or b in a.parents
 
 def geo_tiff(fn:Path|str)->bool:
     "Whether `fn` is a GeoTIFF: a TIFF whose first page has GeoTIFF's keys or tie points (a coordinate system and a place)"
@@ -445,7 +242,7 @@ def output_plan(images:Path|str, # Folder of images (searched recursively) or on
     note, skip = None, out.resolve()
     if images.is_dir():
         every = image_files(images)
-        fns = [f for f in every if not _inside(f.resolve(), skip)]   # never our own outputs (OUT inside IMAGES), on this run or the next
+        fns = [f for f in every if not f.resolve().is_relative_to(skip)]   # never our own outputs (OUT inside IMAGES), on this run or the next
         if len(fns) < len(every): note = f'{out} is inside {images}: its {len(every) - len(fns)} image file(s) are outputs, not read as images'
         plan = {f: out/f.relative_to(images).with_suffix('.tif' if geo_tiff(f) else '.png') for f in fns}
     else: plan = {images: out/(images.stem + ('.tif' if geo_tiff(images) else '.png'))}
@@ -473,8 +270,8 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
                    cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
                    tile:int|None=None, # Predict by overlapping windows of this side, at native resolution
                    overlap:float=0.25, # Share of a window that overlaps the next (tiles)
-                   engine:str='auto', # auto, torch, torch-bf16 or onnx (`load_model`)
-                   compile:bool=False, # Compile the PyTorch model
+                   engine:str='auto', # auto, torch, torch-bf16 or onnx (`inference_model`)
+                   compile:bool|str=False, # Compile the PyTorch model: True (inductor) or a backend of `compile_backends`
                    skipped:list|None=None, # Images that cannot be read are noted here as (file, reason) and left out; None: raise
                    verbose:bool=False, # Print the note when `out` is inside `images`
                    written:list|None=None, # The mask files written are appended here as they are (what an interrupt leaves)
@@ -482,7 +279,7 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
     "Predict every image under `images` and write palette PNG masks (GeoTIFFs for GeoTIFFs) to `out`, at the images' relative paths; never over an input"
     check_predict_options(bs, tile, overlap)
     plan, note = output_plan(images, out)   # refused before anything is read or written
-    m = load_model(model, cpu, engine, compile)
+    m = inference_model(model, cpu, engine, compile)
     check_inputs(m, list(plan))   # images unlike the training images are refused before anything is written
     out = Path(out)
     if note and verbose: print(note)
@@ -506,21 +303,35 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
     return written
 
 # %% ../nbs/05b_predict.ipynb #89490e88
-@call_parse
-def segdist_predict(model:str, # A run's model.pkl, or an .onnx from segdist-export
-                    images:str, # Folder of images, or one image
-                    out:str, # Folder for the masks
-                    bs:int=8, # Images (whole) or windows (tiles) per batch
-                    overlay:bool=False, # Also write image+mask overlays to OUT/overlay
-                    tta:bool=False, # Average with the horizontally flipped image's prediction
-                    sz:int=None, # Model input size for whole images (default: its last training size)
-                    tile:int=None, # Predict by overlapping windows of this side (a multiple of 32) at native resolution
-                    overlap:float=0.25, # Share of a window that overlaps the next, with --tile
-                    cpu:bool=False, # Use the CPU even when there is a GPU
-                    engine:str='auto', # auto (onnxruntime on the CPU when installed), torch, torch-bf16 (bf16 autocast) or onnx
-                    compile:bool=False, # Compile the PyTorch model (with --engine torch or torch-bf16)
+def engine_options(p:argparse.ArgumentParser, # A command's parser
+                  )->argparse.ArgumentParser:
+    "Add the options of how a model predicts, the same in `segdist-predict` and `segdist-eval`: batch, tiles, TTA, device, engine, compilation"
+    p.add_argument('--bs', type=int, default=8, help='images (whole) or windows (tiles) per batch (default 8)')
+    p.add_argument('--tile', type=int, help='predict by overlapping windows of this side (a multiple of 32) at native resolution')
+    p.add_argument('--overlap', type=float, default=0.25, help='share of a window that overlaps the next, with --tile (default 0.25)')
+    p.add_argument('--tta', action='store_true', help="average with the horizontally flipped image's prediction")
+    p.add_argument('--cpu', action='store_true', help='use the CPU even when there is a GPU')
+    p.add_argument('--engine', default='auto', choices=engines, help='auto: onnxruntime on the CPU when installed (faster), else PyTorch; torch; '
+                   'torch-bf16 (bf16 autocast: about twice as fast on CPUs with AVX512-BF16 or AMX); onnx')
+    return compile_option(p, 'the PyTorch model (with --engine torch or torch-bf16)')
+
+def predict_parser()->argparse.ArgumentParser:
+    "The options of `segdist-predict`"
+    p = argparse.ArgumentParser(prog='segdist-predict', description='Predict index masks (palette PNGs) for a folder of images with a trained '
+                                'segdist_nb model (.pkl or .onnx)')
+    p.add_argument('model', help="a run's model.pkl, or an .onnx from segdist-export")
+    p.add_argument('images', help='folder of images, or one image')
+    p.add_argument('out', help='folder for the masks')
+    p.add_argument('--overlay', action='store_true', help='also write image+mask overlays to OUT/overlay')
+    p.add_argument('--sz', type=int, help='model input size for whole images (default: its last training size)')
+    return engine_options(p)
+
+def segdist_predict(argv:list|None=None, # Command-line arguments (default: the process's)
                    ):
-    "Predict index masks (palette PNGs) for a folder of images with a trained segdist_nb model (.pkl or .onnx)"
+    "Console entry point `segdist-predict`: index masks for a folder of images with a trained model (.pkl or .onnx)"
+    a = predict_parser().parse_args(argv)
+    model, images, out, bs, overlay, tta, sz, tile, overlap, cpu, engine, compile = (a.model, a.images, a.out, a.bs, a.overlay, a.tta, a.sz, a.tile,
+                                                                                  a.overlap, a.cpu, a.engine, a.compile)
     from segdist_nb.distributed import log_progress
     log_progress()
     skipped, done = [], []
@@ -533,3 +344,5 @@ def segdist_predict(model:str, # A run's model.pkl, or an .onnx from segdist-exp
         raise SystemExit(130)
     print(f'{len(fns)} masks written to {out}' + (f', {len(skipped)} image(s) skipped: ' + '; '.join(f'{f} ({why})' for f, why in skipped) if skipped else ''))
     if skipped: raise SystemExit(1)
+
+if __name__ == '__main__' and '__file__' in globals(): segdist_predict()  # not when this cell runs in a notebook

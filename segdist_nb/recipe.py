@@ -16,7 +16,7 @@ from .data import *
 from .dataset import *
 from .dls import *
 from .cache import *
-from .split import FileSplitter
+from .split import SeedSplitter
 from .metrics import *
 from .losses import check_loss
 from .encoders import timm_name
@@ -30,8 +30,8 @@ from .runfolder import *
 
 # %% auto #0
 __all__ = ['seed_stages', 'stage_keys', 'default_config', 'keep_choices', 'monitor_choices', 'scale_stages', 'check_config',
-           'load_config', 'stage_dls', 'one_size', 'RunError', 'data_changes', 'plan_run', 'run_stage', 'final_metrics',
-           'stopped', 'train']
+           'load_config', 'stage_dls', 'run_data', 'one_size', 'RunError', 'data_changes', 'plan_run', 'run_stage',
+           'final_metrics', 'stopped', 'train']
 
 # %% ../nbs/04d_recipe.ipynb #a7b94776
 seed_stages = [
@@ -154,14 +154,14 @@ def _splitter(cfg:dict):
     names, sfx = cfg['valid_names'], cfg['valid_suffix']
     if names is None and sfx is None: return None
     if isinstance(names, (str, Path)): names = [l.strip() for l in Path(names).read_text().splitlines() if l.strip()]
-    return FileSplitter(names or [], sfx)
+    return SeedSplitter(names or [], sfx)
 
 def stage_dls(cfg:dict, st:dict, data:DataSpec, cache=None)->DataLoaders:
     "The stage's `DataLoaders` (`plan_run` has checked the data and the split), from the cache when there is one"
     return seg_dls(data, sz=st['sz'], bs=st['bs'], splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
                    num_workers=ifnone(cfg['num_workers'], 0 if cache else default_workers()), cache=cache, crop=st.get('crop', False), aug=cfg['aug'])
 
-def _prepare_data(cfg:dict)->DataSpec:
+def run_data(cfg:dict)->DataSpec:
     "The data set's description; the synthetic demo set is made (by rank 0 first) when `data` is None"
     data = cfg['data'] if cfg['data'] is not None else synthetic_once('data/synth', n=cfg['synth_n'], size=96)
     return load_data(data, cfg['images'], cfg['labels'])
@@ -213,7 +213,7 @@ def plan_run(cfg:dict, # A config (see `default_config`)
             )->AttrDict:
     "Check everything the run needs, before anything is written: data, classes, split, weights, batch sizes, checkpoint"
     if resume and restart: raise ValueError('--resume and --restart: choose one (continue the run in --out, or start it again there)')
-    spec = _prepare_data(cfg)
+    spec = run_data(cfg)
     codes, use = spec.codes, ['train'] + (['valid'] if spec.has_valid else [])
     if spec.has_valid and (cfg['valid_suffix'] is not None or cfg['valid_names'] is not None):
         raise ValueError(f"--valid-suffix/--valid-names and the valid: split of {spec.file}: use one of them")
@@ -366,7 +366,7 @@ def train(cfg:dict, # A config (see `default_config`)
          )->Learner:
     "Run every stage of `cfg` in this process; return the final learner"
     out, tm = Path(out), RunTimer()
-    rank = setup_distrib(cfg.get('seed'))
+    rank = setup_rank(cfg.get('seed'))
     try:  # every input problem is one `RunError`, raised before anything is written
         cfg = check_config(dict(cfg))
         restarted = group_restarted()   # an elastic restart of a --restart run resumes: what it trained is not removed again

@@ -8,10 +8,10 @@ Docs: https://segdist.github.io/segdist_nb/scaling.html.md"""
 from __future__ import annotations
 import numpy as np
 from fastcore.all import *
-from .measure import _kinds
+from .measure import bench_kinds
 
 # %% auto #0
-__all__ = ['interconnects', 'predict_speedup', 'pool_rounds', 'summarize']
+__all__ = ['interconnects', 'predict_speedup', 'pool_rounds', 'rep_stats', 'summarize']
 
 # %% ../nbs/06a_scaling.ipynb #5b3bd4ca
 interconnects = {  # bus bandwidth of a ring all-reduce, GB/s: typical figures, not measured here
@@ -37,25 +37,25 @@ def pool_rounds(runs:dict, # {processes: worker result} so far
                 got:dict, # {processes: worker result} of one more round
                )->tuple: # (pooled results, {kind: speed-up of the most processes in this round})
     "Add one round of launches to `runs`: the repetitions of each kind pooled"
-    pooled = {k: r if k not in runs else {**r, **{o: runs[k][o] + r[o] for o in _kinds if o in r}} for k, r in got.items()}
+    pooled = {k: r if k not in runs else {**r, **{o: runs[k][o] + r[o] for o in bench_kinds if o in r}} for k, r in got.items()}
     n = max(got)
-    return pooled, {o: float(np.median(got[n][o]) / np.median(got[1][o])) for o in _kinds if o in got[1] and o in got[n]}
+    return pooled, {o: float(np.median(got[n][o]) / np.median(got[1][o])) for o in bench_kinds if o in got[1] and o in got[n]}
 
 # %% ../nbs/06a_scaling.ipynb #34d96c98
-def _stats(v:list)->dict: return dict(median=float(np.median(v)), min=float(np.min(v)), max=float(np.max(v)), reps=len(v))
+def rep_stats(v:list)->dict: return dict(median=float(np.median(v)), min=float(np.min(v)), max=float(np.max(v)), reps=len(v))
 
 def summarize(runs:dict, # {processes: worker result}
               cfg:dict)->dict:
     "Medians, spreads, speed-ups, efficiency, overhead and the scaling model's prediction"
     rows = []
     one = runs[1]
-    base = first(o for o in ('plain', 'learner_cache', *_kinds) if o in one)   # the single-process step time comes from it
-    t1_here = cfg['bs'] / _stats(one[base])['median']
+    base = first(o for o in ('plain', 'learner_cache', *bench_kinds) if o in one)   # the single-process step time comes from it
+    t1_here = cfg['bs'] / rep_stats(one[base])['median']
     for k, r in sorted(runs.items()):
         row = dict(processes=k)
-        for key in [o for o in _kinds if o in r]:
-            row[key] = _stats(r[key])
-            row[key + '_speedup'] = row[key]['median'] / _stats(one[key])['median']
+        for key in [o for o in bench_kinds if o in r]:
+            row[key] = rep_stats(r[key])
+            row[key + '_speedup'] = row[key]['median'] / rep_stats(one[key])['median']
         has = lambda *ks: all(o in row for o in ks)
         if has('learner'): row['efficiency'], row['epoch_s'] = row['learner_speedup'] / k, r['n_train'] / row['learner']['median']
         row['pipeline_items_s'], row['pipeline_cache_items_s'] = r['pipeline'], r['pipeline_cache']
@@ -70,7 +70,7 @@ def summarize(runs:dict, # {processes: worker result}
             row['measured_bus_gbs'] = bus
             row['predicted_speedup'] = predict_speedup(t1_here, gb, k, bus, cfg['bucket_mb'], overlap=not one['device'].startswith('cpu'))
         sec = lambda key: cfg['bs'] * k / row[key]['median']   # seconds per step
-        if has(*_kinds[:5]):
+        if has(*bench_kinds[:5]):
             row['time_s'] = dict(step_1proc=t1_here, sharing=sec('plain_nosync') - t1_here,
                                  allreduce=sec('plain') - sec('plain_nosync'), fastai=sec('learner_mem') - sec('plain'),
                                  input=sec('learner') - sec('learner_mem'), input_cache=sec('learner_cache') - sec('learner_mem'),

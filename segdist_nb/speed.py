@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/speed.html.md"""
 
 # %% ../nbs/02d_speed.ipynb #8760f976
 from __future__ import annotations
-import logging, time
+import argparse, logging, time
 import numpy as np, torch
 from torch import nn
 import torch.nn.functional as F
@@ -17,7 +17,8 @@ from fastai.layers import MergeLayer, ToTensorBase
 from fastai.vision.models.unet import DynamicUnet, ResizeToOrig
 
 # %% auto #0
-__all__ = ['compile_backends', 'PlainModule', 'FastUnet', 'fast_unet', 'compile_unet', 'is_compiled', 'CompileUnet', 'speed_up']
+__all__ = ['compile_backends', 'PlainModule', 'FastUnet', 'fast_unet', 'compile_unet', 'is_compiled', 'compile_option',
+           'CompileUnet', 'speed_up']
 
 # %% ../nbs/02d_speed.ipynb #877346e6
 class PlainModule(nn.Module):
@@ -62,6 +63,15 @@ def compile_unet(model:nn.Module, # A `DynamicUnet` (compiled as one graph) or a
 def is_compiled(model:nn.Module)->bool:
     "Whether `model` was compiled in place (`nn.Module.compile`)"
     return getattr(model, '_compiled_call_impl', None) is not None
+
+# %% ../nbs/02d_speed.ipynb #e3db2bee
+def compile_option(p:argparse.ArgumentParser, # A command's parser
+                   what:str='the model', # What is compiled, for the help text
+                  )->argparse.ArgumentParser:
+    "Add `--compile [BACKEND]`: absent, no compilation (None); alone, inductor (True); or one of `compile_backends`"
+    p.add_argument('--compile', nargs='?', const=True, choices=[True, *compile_backends], metavar='BACKEND',
+                   help=f"compile {what} with torch.compile: inductor, or the backend given ({', '.join(compile_backends)}); the first batch of each shape compiles")
+    return p
 
 # %% ../nbs/02d_speed.ipynb #192f07b5
 class CompileUnet(Callback):

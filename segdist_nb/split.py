@@ -13,14 +13,14 @@ import ahocorasick
 from fastcore.all import *
 
 # %% auto #0
-__all__ = ['naive_split', 'FileSplitter', 'random_paths', 'random_names', 'bench_split']
+__all__ = ['naive_split', 'SeedSplitter', 'random_paths', 'random_names', 'bench_split']
 
 # %% ../nbs/01_split.ipynb #fd1ad0ec
 def naive_split(items:list, # Paths (or strings) to split
                 valid_names:list=(), # An item whose path contains any of these is in validation
                 valid_suffix:str|None='0', # An item whose file stem ends with this is in validation; `None` = off
                )->tuple: # (train indices, valid indices)
-    "The seed's O(N x V) rule, kept as the reference `FileSplitter` must match"
+    "The seed's O(N x V) rule, kept as the reference `SeedSplitter` must match"
     def _is_valid(o):
         if valid_suffix is not None and Path(o).stem.endswith(valid_suffix): return True
         return any(v in str(o) for v in valid_names)
@@ -41,7 +41,7 @@ def _no_ext(txt, i, e):
     return txt.find('.', b + 1, e) == -1
 
 # %% ../nbs/01_split.ipynb #c581443d
-class FileSplitter:
+class SeedSplitter:
     "Split items like `naive_split`, in time linear in the total path length"
     def __init__(self, valid_names:list=(), # An item whose path contains any of these is in validation
                  valid_suffix:str|None='0', # An item whose file stem ends with this is in validation; `None` = off
@@ -79,7 +79,7 @@ class FileSplitter:
         "(train indices, valid indices), as fastai's `DataBlock` expects of a splitter"
         m = self.valid_mask(items)
         return L(np.flatnonzero(~m).tolist()), L(np.flatnonzero(m).tolist())
-    def __repr__(self): return f'FileSplitter({len(self.valid_names)} names, valid_suffix={self.valid_suffix!r})'
+    def __repr__(self): return f'SeedSplitter({len(self.valid_names)} names, valid_suffix={self.valid_suffix!r})'
 
 # %% ../nbs/01_split.ipynb #66c86cfa
 def random_paths(n:int, # Number of paths
@@ -110,15 +110,15 @@ def bench_split(n:int=100_000, # Number of paths
                 seed:int=0, # Random seed
                 reps:int=3, # Timed repetitions of the fast splitter (best is kept)
                )->dict:
-    "Time `naive_split` against `FileSplitter` on `n` random path strings; return both times and their ratio"
+    "Time `naive_split` against `SeedSplitter` on `n` random path strings; return both times and their ratio"
     rnd = random.Random(seed)
     seqs = [f'seq{k:03d}' for k in range(200)]
     paths = [f'/data/camvid/{rnd.choice(["train", "val", "test"])}/{rnd.choice(seqs)}_{rnd.randrange(10**6):06d}.png'
              for _ in range(n)]
     names = [f'{rnd.choice(seqs)}_{rnd.randrange(10**6):06d}' for _ in range(v)]
     t0 = time.perf_counter(); ref = naive_split(paths, names, '0'); t_naive = time.perf_counter() - t0
-    fs, t_fast = FileSplitter(names, '0'), float('inf')
+    fs, t_fast = SeedSplitter(names, '0'), float('inf')
     for _ in range(reps):
         t0 = time.perf_counter(); res = fs(paths); t_fast = min(t_fast, time.perf_counter() - t0)
-    assert res == ref, 'FileSplitter disagrees with naive_split'
+    assert res == ref, 'SeedSplitter disagrees with naive_split'
     return dict(n=n, v=v, naive_s=t_naive, fast_s=t_fast, ratio=t_naive / t_fast, n_valid=len(ref[1]))

@@ -17,7 +17,7 @@ from fastcore.all import store_attr
 from fastai.callback.core import Callback
 from fastai.torch_core import rank_distrib
 
-__all__ = ['tiny_args', 'KillAt', 'FakeStreams', 'SyncCount', 'BatchSyncs', 'InputPath', 'cli', 'tree', 'bad_run', 'broken', 'FakeHub', 'sd_bytes']
+__all__ = ['tiny_args', 'KillAt', 'FakeStreams', 'SyncCount', 'BatchSyncs', 'InputPath', 'cli', 'cli_argv', 'tree', 'bad_run', 'broken', 'FakeHub', 'sd_bytes']
 
 def tiny_args(data:Path, out:Path, *more)->list:
     "Arguments of `train.py` for a quick run of the three seed stages on a tiny data set, from scratch (tests, smoke runs)"
@@ -117,11 +117,20 @@ class InputPath(Callback):
         pf, w = getattr(f, '_pf', None), getattr(dl, '_workers', None)
         self.epochs.append(dict(loader=type(dl).__name__, batches=self.n_iter, thread=pf.delivered if pf else 0, workers=w._num_yielded if w else 0))
 
+def cli_argv(*args, **kw)->list:
+    "A command line from Python arguments: positional ones as they are, `k=v` as `--k v` (`_` spelt `-`), `k=True` as `--k`; False and None left out"
+    out = [str(a) for a in args]
+    for k, v in kw.items():
+        if v is None or v is False: continue
+        out += [f"--{k.replace('_', '-')}"] + ([] if v is True else [str(v)])
+    return out
+
 def cli(f, *args, **kw)->tuple:
-    "Run a console script's function in this process: (exit status, what it printed on stdout, on stderr)"
+    "Run a console script's function in this process, given its command line as a list or as Python arguments (`cli_argv`): (exit status, stdout, stderr)"
+    argv = args[0] if len(args) == 1 and isinstance(args[0], list) and not kw else cli_argv(*args, **kw)
     o, e = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
-        try: f(*args, **kw); code = 0
+        try: f(argv); code = 0
         except SystemExit as x: code = x.code
     return code, o.getvalue(), e.getvalue()
 

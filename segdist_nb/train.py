@@ -11,8 +11,9 @@ from pathlib import Path
 from fastcore.all import *
 from fastai.torch_core import rank_distrib
 from .cache import parse_size
-from .model import precisions
-from .speed import compile_backends
+from .dataset import layout_options
+from .model import precision_option
+from .speed import compile_option
 from .decoders import decoders, size_rule
 from .data import aug_presets
 from .distributed import comm_hooks, run_name
@@ -27,8 +28,7 @@ def train_parser()->argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='train.py', description="Train the seed's segmentation recipe (run it with segdist_nb.launch for N processes)")
     p.add_argument('--config', help='YAML/JSON file with keys of default_config (stages, arch, ...)')
     p.add_argument('--data', help='data set: a folder (its data.yaml, or images/, labels/, codes.txt) or a data.yaml; default: synthetic demo set in data/synth')
-    p.add_argument('--images', help="image folder, relative to --data (default 'images')")
-    p.add_argument('--labels', help="mask path template, relative to --data, with {stem}, {suffix}, {name} (default 'labels/{stem}_P{suffix}')")
+    layout_options(p)
     p.add_argument('--out', help='run folder; default runs/<start time>, the same for every rank')
     p.add_argument('--resume', action='store_true', help='continue the run in --out from its last finished epoch (the one before, when the last checkpoint cannot be read)')
     p.add_argument('--restart', action='store_true', help='start the run in --out again from scratch: what the earlier run wrote there is removed')
@@ -43,7 +43,7 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--monitor', choices=monitor_choices, help="what picks each stage's best weights and the final model (default valid_loss, the seed's)")
     p.add_argument('--void', help='void class: index or name')
     p.add_argument('--weights', help="class weights: 'median_freq', 'none' or comma-separated numbers")
-    p.add_argument('--precision', choices=precisions, help='auto (default): bf16 on GPUs that have it (no host read per step), else fp16 (its loss scale reads the GPU once per step), fp32 on CPUs; bf16 is about twice as fast as fp32 on CPUs with AVX512-BF16 or AMX')
+    precision_option(p)
     p.add_argument('--bs', type=int, help='batch size per process, for every stage')
     p.add_argument('--epochs-scale', type=float, default=1., help='multiply every stage\'s epochs (at least 1)')
     p.add_argument('--sz-scale', type=float, default=1., help='multiply every stage\'s size')
@@ -63,8 +63,7 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--powersgd-rank', type=int, help="PowerSGD's approximation rank (default 1)")
     p.add_argument('--powersgd-warmup', type=int, help='steps of plain all-reduce before PowerSGD starts, in each stage (default 10)')
     p.add_argument('--no-channels-last', action='store_true', help='keep the default memory layout (channels-last is on: faster on CPUs and GPUs)')
-    p.add_argument('--compile', nargs='?', const=True, choices=[True, *compile_backends], metavar='BACKEND',
-                   help="compile the U-Net with torch.compile (inductor; aot_eager: graph capture only); the first batch of each shape compiles")
+    compile_option(p, 'the U-Net')
     p.add_argument('--sync-bn', action='store_true', help='synchronise BatchNorm statistics across processes (small per-GPU batches): one all-reduce per BatchNorm layer, no host read')
     p.add_argument('--tensorboard', action='store_true', help='rank 0 writes TensorBoard events into RUN/tb (tensorboard --logdir RUN/tb)')
     p.add_argument('--keep', choices=keep_choices, help="what a finished run keeps: 'final' (model.pkl, the default), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)")

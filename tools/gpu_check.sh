@@ -71,5 +71,5 @@ step 1 95 bench_unet "$py" "${bench[@]}" --out "$out/bench_unet"
 step 1 95 bench_fastai "$py" "${bench[@]}" --decoder fastai --data "$out/bench_unet/synth" --out "$out/bench_fastai"
 step 2 60 train "$py" train.py --config configs/demo.yaml --pretrained false --precision bf16 --out "$out/run"
 step 2 20 predict "$py" -m segdist_nb.predict "$out/run/model.pkl" data/synth/images "$out/pred" --bs 32
-step 2 40 speed "$py" -m segdist_nb.benchmark --speed --gpus 1 --sz 256 --bs 16 --compile none --calib 0 --out "$out/speed"
+step 2 40 speed "$py" -m segdist_nb.benchmark --speed --gpus 1 --sz 256 --bs 16 --calib 0 --out "$out/speed"
 [ $dry = 1 ] || log "done: figures in $out"

@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 from torch.profiler import profile, ProfilerActivity
 from segdist_nb.all import *
-from segdist_nb.measure import _plain_batches, _mem_dls, StepTimer, plain_steps
+from segdist_nb.measure import plain_batches, mem_dls, StepTimer, plain_steps
 
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 p.add_argument('--arch', default='resnet34'); p.add_argument('--decoder', default='unet')
@@ -23,13 +23,13 @@ torch.set_num_threads(1)
 tmp = Path(tempfile.mkdtemp())
 dls = seg_dls(synthetic_once(tmp/'synth', n=40 * a.bs, size=a.sz), sz=a.sz, bs=a.bs, check=False, cache=tmp/'cache')
 def learner(): set_seed(0); return seg_learner(dls, a.arch, precision='fp32', pretrained=False, decoder=a.decoder)
-n, batches = a.steps, _plain_batches(dls, 32)
+n, batches = a.steps, plain_batches(dls, 32)
 
 def fit(l, k):
     tm = StepTimer([1, k])
     with l.no_bar(), l.no_logging(): l.fit(1, 1e-3, cbs=[tm])
     return tm.times
-l = learner(); l.dls = _mem_dls(dls, 32)
+l = learner(); l.dls = mem_dls(dls, 32)
 fit(l, 5)   # warm up
 with profile(activities=[ProfilerActivity.CPU]) as p1: t = fit(l, n)
 t1 = (t[1] - t[0]) / (n - 1)

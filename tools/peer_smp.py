@@ -93,7 +93,7 @@ def main():
         ep += 1
     if ddp: dist.barrier()
     if rank == 0:
-        from segdist_nb.predict import onnx_proto
+        from segdist_nb.engine import onnx_proto
         from segdist_nb.data import Imagery
         from fastcore.all import AttrDict
         import onnx

@@ -10,7 +10,8 @@ import argparse
 import numpy as np
 from segdist_nb.dataset import load_data
 from segdist_nb.dls import GetMask
-from segdist_nb.predict import load_model, predict_masks
+from segdist_nb.engine import inference_model
+from segdist_nb.predict import predict_masks
 from segdist_nb.evaluate import image_confusion, image_scores
 from segdist_nb.plots import plot_triplets
 
@@ -19,7 +20,7 @@ if __name__ == '__main__':
     p.add_argument('--split', default='test'); p.add_argument('--n', type=int, default=3)
     p.add_argument('--tile', type=int, help='predict by windows of this side at native resolution (a model trained on crops)')
     a = p.parse_args()
-    spec, m = load_data(a.data), load_model(a.model, cpu=True)
+    spec, m = load_data(a.data), inference_model(a.model, cpu=True)
     fns = spec.files(a.split)
     fns = [fns[int(i)] for i in np.linspace(0, len(fns) - 1, a.n).round()]
     gm, rows, caps = GetMask(spec.label_fn([a.split]), spec.reader), [], []
