@@ -32,6 +32,7 @@ __all__ = ['bench', 'report', 'plot_bench', 'bench_parser', 'segdist_bench', 'be
 
 # %% ../nbs/06b_benchmark.ipynb #89cd734b
 def bench(n:int=2, # Processes to compare with one
+          *, # the rest by name
           cpus:bool=True, # CPU processes (one thread each); False = one process per GPU
           sz:int=64, bs:int=8, arch:str='resnet34', precision:str='auto',
           decoder:str='unet', # The model on `arch`: an SMP architecture (`decoders`), or 'fastai' (the seed's DynamicUnet)
@@ -270,7 +271,8 @@ def segdist_bench(argv:list|None=None):
         if a.cpus or (a.gpus or 0) > 1: bench_parser().error('--speed measures one process: leave out --cpus, and give --gpus 1 to measure the GPU')
         if a.gpus and not torch.cuda.is_available(): bench_parser().error('--speed --gpus 1: torch sees no CUDA device here; leave out --gpus to measure the CPU')
         if a.precision == 'fp16': bench_parser().error('--speed times fp32 or bf16 (--precision fp32|bf16): fp16 needs a loss scale that its plain steps do not have')
-        bench_speed(a.arch, a.sz, a.bs, a.model, a.data, a.out, a.threads, 'inductor' if a.compile is True else a.compile, a.calib,
+        bench_speed(a.arch, sz=a.sz, bs=a.bs, model=a.model, data=a.data, out=a.out, threads=a.threads,
+                    compile='inductor' if a.compile is True else a.compile, n_calib=a.calib,
                     steps=max(a.steps, 10), reps=max(a.reps, 6), device='cuda' if a.gpus else 'cpu', precision=a.precision, decoder=a.decoder)
         return   # not the results: a console script's return value is its exit status
     if (a.cpus is None) == (a.gpus is None): bench_parser().error('give --cpus N or --gpus N (or --speed for one process)')
@@ -285,6 +287,7 @@ if __name__ == '__main__' and '__file__' in globals(): segdist_bench()  # not wh
 
 # %% ../nbs/06b_benchmark.ipynb #95bb2c14
 def bench_speed(arch:str='resnet34', # Encoder of an untrained model, when no `model` is given
+                *, # the rest by name
                 sz:int=64, bs:int=8, # Size (a trained model's own, when given) and batch
                 model:str|None=None, # A run's model.pkl: its weights and training size
                 data:str|None=None, # Data set for the batch and int8's calibration; default: a synthetic one in `out`
@@ -310,7 +313,8 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained model, when no `m
         stats, name = imagenet_stats, model_name(decoder, arch)
     where = torch.cuda.get_device_name() if device == 'cuda' and torch.cuda.is_available() else f'CPU ({torch.backends.cpu.get_cpu_capability()}), {threads} thread(s)'
     print(f"segdist-bench --speed: {name}{' from ' + str(model) if model else ' (untrained)'}, {sz} px, batch {bs}, {precision}, {where}", flush=True)
-    res = speed_bench(learn.model, *stats, learn.codes, learn.void, data, sz, bs, threads, steps, reps, compile, n_calib, device, precision)
+    res = speed_bench(learn.model, *stats, learn.codes, learn.void, data, sz=sz, bs=bs, threads=threads, steps=steps, reps=reps, compile=compile,
+                      n_calib=n_calib, device=device, precision=precision)
     res['config'] = dict(arch=name, model=str(model) if model else None, data=str(data), device=where)
     (out/'speed.json').write_text(json.dumps(res, indent=1))
     print(speed_report(res))

@@ -139,7 +139,7 @@ def onnx_proto(m:LearnerModel, # A learner's model
     "The model as an ONNX graph in memory: input RGB 0..1 with the normalisation inside, dynamic batch/height/width (the training size for PSPNet and UPerNet), its classes in the metadata"
     import onnx
     h, w = m.sz
-    if h % 32 or w % 32: raise ValueError(f'the training size {h}x{w} is not a multiple of 32, which the U-Net needs')
+    th, tw = -(-h // 32) * 32, -(-w // 32) * 32   # traced at the multiple of 32 at or above the training size: `OnnxModel` pads every input to one
     r = getattr(m, 'reader', None) or ImageReader()   # 8-bit pictures, unless the model reads bands
     module, buf, fixed = NormalizedModel(m.model.float(), m.mean, m.std).eval(), io.BytesIO(), False   # traced where the model is (CPU or GPU)
     hw = {2: 'height', 3: 'width'}
@@ -147,10 +147,11 @@ def onnx_proto(m:LearnerModel, # A learner's model
         buf.seek(0); buf.truncate()
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')   # the TorchScript exporter's notes on traced Python control flow: sizes are padded to multiples of 32
-            torch.onnx.export(module, (torch.rand(1, r.n_in, h, w, device=m.mean.device),), buf, input_names=['image'], output_names=['logits'], opset_version=opset,
+            torch.onnx.export(module, (torch.rand(1, r.n_in, th, tw, device=m.mean.device),), buf, input_names=['image'], output_names=['logits'], opset_version=opset,
                               dynamic_axes={'image': dims, 'logits': dims}, dynamo=False)
     # adaptive pooling to more than one bin (PSPNet, UPerNet) exports for one input size only: a graph of the training size
     fixed = any(isinstance(o, nn.AdaptiveAvgPool2d) and size_hw(o.output_size) != (1, 1) for o in module.modules())
+    if fixed and (th, tw) != (h, w): raise ValueError(f'the training size {h}x{w} is not a multiple of 32, which a graph of one input size (adaptive pooling: PSPNet, UPerNet) needs')
     with bin_pools(module) if fixed else contextlib.nullcontext(): export({0: 'batch'} if fixed else {0: 'batch', **hw})
     g = onnx.load_from_string(buf.getvalue())
     meta = dict(codes=json.dumps(list(m.codes)), void=json.dumps(m.void), sz=json.dumps([h, w]), multiple='32', **({'fixed': json.dumps([h, w])} if fixed else {}),

@@ -54,6 +54,7 @@ def _gather(obj):
 def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
              data:Path|str, # Labelled data set: images/, labels/, codes.txt
              out:Path|str|None=None, # Output folder; default `eval-<data set name>` beside the model
+             *, # the rest by name
              bs:int=8, # Images (whole) or windows (tiles) per batch
              tile:int|None=None, # Predict by overlapping windows of this side at native resolution
              overlap:float=0.25, # Share of a window that overlaps the next, with `tile`
@@ -168,7 +169,8 @@ def segdist_eval(argv:list|None=None):
     a = eval_parser().parse_args(argv)
     setup_rank()
     if num_distrib() > 1 and not dist.is_initialized(): dist.init_process_group('gloo')   # only to gather the results
-    try: res = evaluate(a.model, a.data, a.out, a.bs, a.tile, a.overlap, a.tta, a.k, True if a.cpu else None, a.labels, a.images, not a.no_check, a.split, a.engine, a.compile)
+    try: res = evaluate(a.model, a.data, a.out, bs=a.bs, tile=a.tile, overlap=a.overlap, tta=a.tta, k=a.k, cpu=True if a.cpu else None,
+                        labels=a.labels, images=a.images, check=not a.no_check, split=a.split, engine=a.engine, compile=a.compile)
     except (ValueError, OSError, ImportError) as e:
         if rank_distrib() == 0: print(f'segdist-eval: error: {e}', file=sys.stderr)
         raise SystemExit(2)

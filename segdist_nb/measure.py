@@ -233,6 +233,7 @@ def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
                 mean, std, # Its normalisation
                 codes:list, void:int|None, # Its classes
                 data:Path|str, # The data set: a validation batch, and the training images that calibrate int8
+                *, # the rest by name
                 sz:int=64, bs:int=8, # Batch of the table
                 threads:int=1, # torch and onnxruntime threads
                 steps:int=10, # Training steps per row (the first 2 are not timed)

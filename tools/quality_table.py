@@ -44,11 +44,9 @@ def run(cmd, log):
     return time.time() - t0
 
 def epoch_times(run_dir):
-    "Seconds per epoch of each stage, from metrics.csv"
-    out = {}
-    for r in csv.DictReader(open(run_dir/'metrics.csv')):
-        m, s = r['time'].split(':'); out.setdefault(r['name'], []).append(60 * int(m) + int(s))
-    return {k: sum(v) / len(v) for k, v in out.items()}
+    "Seconds per epoch of each stage, from the run's timing.json: a stage's whole time, its set-up and validation included (metrics.csv's times leave them out)"
+    t = json.loads((run_dir/'timing.json').read_text())
+    return {k.removeprefix('stage '): v for k, v in t.items() if k.startswith('stage ')}
 
 def main():
     p = argparse.ArgumentParser(); p.add_argument('data'); p.add_argument('out'); p.add_argument('--budget', type=float, default=900)
@@ -72,7 +70,7 @@ def main():
             (out/f'{name}_cal.yaml').write_text(yaml.safe_dump(dict(cfg, stages=[dict(s, epochs=1) for s in cfg['stages']])))
             cal = out/f'{name}_cal'
             wall1 = run([*launch, ROOT/'train.py', '--config', out/f'{name}_cal.yaml', '--data', a.data, '--out', cal, '--cache'], out/f'{name}_cal.log')
-            per = epoch_times(cal)
+            per = epoch_times(cal)   # one epoch per stage in the calibration run
             fixed = max(0., wall1 - sum(per.values()))
             base = sum(s['epochs'] * per[s['name']] for s in cfg['stages'])
             k = (a.budget - fixed) / base
