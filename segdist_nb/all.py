@@ -4,11 +4,14 @@
 # `segdist_nb.testing`. (A comment, not a docstring: nbdev-export would list the module in llms.txt.)
 from fastai.vision.all import *
 from fastai.distributed import *
-from .data import *
-from .dataset import *
+from .read import *
+from .synthetic import *
+from .augment import *
+from .describe import *
+from .split import *
+from .check import *
 from .cache import *
 from .dls import *
-from .split import *
 from .metrics import *
 from .plots import *
 from .losses import *

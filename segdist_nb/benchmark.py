@@ -12,8 +12,9 @@ import numpy as np
 from fastcore.all import *
 import torch
 from fastai.vision.all import load_learner, Normalize, imagenet_stats, first
-from .data import synthetic_once
-from .dls import seg_dls, batch_part
+from .synthetic import synthetic_once
+from .augment import batch_part
+from .dls import seg_dls
 from .model import seg_learner, precision_option
 from .speed import compile_option
 from .weights import read_learner

@@ -146,7 +146,7 @@ def setup_rank(seed:int|None=None, # Base random seed; rank r uses `seed + r`
                   quiet:bool=True, # Silence standard output on ranks other than 0 (errors still go to stderr)
                  )->int: # This process's rank
     "Prepare this process for `learn.distrib_ctx()`, on GPUs (nccl) or CPU processes (gloo)"
-    rank_device()   # first: under a launcher, the local rank's GPU is the current one before anything touches a GPU (chapter 00c)
+    rank_device()   # first: under a launcher, the local rank's GPU is the current one before anything touches a GPU (chapter 01c_dls)
     if not torch.cuda.is_available(): os.environ.setdefault('ACCELERATE_USE_CPU', '1')
     threads = ifnone(threads, int(os.environ.get('OMP_NUM_THREADS', 0)) or None)
     if threads: torch.set_num_threads(threads)

@@ -13,10 +13,10 @@ import torch.nn.functional as F
 from PIL import Image
 from fastcore.all import *
 from fastai.vision.all import *
-from .data import read_image, image_nodata, nodata_pixels, Imagery
+from .read import read_image, image_nodata, nodata_pixels, Imagery
 from .plots import image_view
-from .cache import size_hw
-from .dls import ScaleBands, batch_part
+from .read import size_hw
+from .augment import ScaleBands, batch_part
 from .speed import compile_unet
 from .weights import read_learner
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np, pandas as pd, torch, torch.distributed as dist
 from fastcore.all import *
 from fastai.vision.all import *
-from .data import *
-from .dataset import *
+from .read import *
+from .describe import *
+from .check import *
 from .dls import *
 from .metrics import *
 from .plots import *

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np, torch
 from fastcore.all import *
 from fastai.vision.all import *
-from .data import default_splitter
-from .dataset import load_data
+from .split import default_splitter
+from .describe import load_data
 from .dls import GetMask
 from .metrics import SegStats, seg_metric_fns
 from .engine import NormalizedModel, OnnxModel, onnx_proto, inference_model, model_size

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch, torch.nn.functional as F
 from torch import nn
 from fastcore.all import *
-from .data import ignore_index
+from .read import ignore_index
 
 # %% auto #0
 __all__ = ['loss_names', 'SegLoss', 'counted', 'SegCELoss', 'SegDiceLoss', 'SegFocalLoss', 'SegLossSum', 'check_loss', 'seg_loss']

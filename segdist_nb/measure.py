@@ -12,8 +12,8 @@ import numpy as np, torch, torch.distributed as dist, torchvision
 from fastcore.all import *
 from fastai.vision.all import *
 from fastai.distributed import *
-from .data import *
-from .dataset import *
+from .read import *
+from .synthetic import *
 from .dls import *
 from .cache import *
 from .model import *

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np, torch, torchvision
 from fastcore.all import *
 from fastai.vision.all import *
-from .data import *
-from .dataset import *
+from .read import *
+from .augment import *
 from .dls import *
 from .metrics import *
 from .losses import *

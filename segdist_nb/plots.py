@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np, torch
 import matplotlib.pyplot as plt
 from fastcore.all import *
-from .data import seg_palette
+from .read import seg_palette
 from .metrics import SegStats
 
 # %% auto #0

@@ -15,10 +15,10 @@ from fastcore.all import *
 from fastai.vision.all import *
 import fastprogress.fastprogress
 from fastprogress.fastprogress import progress_bar
-from .data import seg_palette, read_image, resize_bands, is_tiff, image_files, mark_output, image_info, image_nodata, nodata_pixels, Imagery, ignore_index, say_once
+from .read import seg_palette, read_image, resize_bands, is_tiff, image_files, mark_output, image_info, image_nodata, nodata_pixels, Imagery, ignore_index, say_once
 from .plots import image_view
-from .cache import size_hw
-from .dls import ScaleBands
+from .read import size_hw
+from .augment import ScaleBands
 from .engine import *
 from .speed import compile_option
 

@@ -12,8 +12,12 @@ from pathlib import Path
 import numpy as np, torch, torchvision, yaml
 from fastai.vision.all import *
 from fastai.distributed import *
-from .data import *
-from .dataset import *
+from .read import *
+from .synthetic import *
+from .augment import *
+from .describe import *
+from .split import *
+from .check import *
 from .dls import *
 from .cache import *
 from .split import SeedSplitter

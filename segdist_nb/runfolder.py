@@ -13,8 +13,8 @@ from fastcore.all import *
 from fastai.vision.all import *
 from .plots import *
 from .metrics import SegMetric
-from .data import mark_output, output_marker, is_output
-from .dls import batch_part
+from .read import mark_output, output_marker, is_output
+from .augment import batch_part
 from .distributed import print0
 
 # %% auto #0

@@ -11,9 +11,12 @@ from pathlib import Path
 import numpy as np
 import ahocorasick
 from fastcore.all import *
+from fastai.data.transforms import FileSplitter, RandomSplitter
+from .read import *
 
 # %% auto #0
-__all__ = ['naive_split', 'SeedSplitter', 'random_paths', 'random_names', 'bench_split']
+__all__ = ['naive_split', 'SeedSplitter', 'random_paths', 'random_names', 'bench_split', 'valid_txt_splitter', 'default_splitter',
+           'check_split']
 
 # %% ../nbs/01_split.ipynb #fd1ad0ec
 def naive_split(items:list, # Paths (or strings) to split
@@ -122,3 +125,36 @@ def bench_split(n:int=100_000, # Number of paths
         t0 = time.perf_counter(); res = fs(paths); t_fast = min(t_fast, time.perf_counter() - t0)
     assert res == ref, 'SeedSplitter disagrees with naive_split'
     return dict(n=n, v=v, naive_s=t_naive, fast_s=t_fast, ratio=t_naive / t_fast, n_valid=len(ref[1]))
+
+# %% ../nbs/01_split.ipynb #9d4c7bd8
+def valid_txt_splitter(path:Path|str, # Data set root holding `valid.txt`
+                       fns:list|None=None, # Image files, to check that every listed name exists
+                      ):
+    "fastai's `FileSplitter` on `path/valid.txt`, after checking each name in it is an image file"
+    fn = Path(path)/'valid.txt'
+    names = [l.strip() for l in fn.read_text().splitlines() if l.strip()]
+    if fns is not None:
+        have = {o.name for o in fns}
+        miss = [o for o in names if o not in have]
+        if miss: raise DataError([f'{fn} lists {len(miss)} name(s) that are not image files, e.g. {miss[:3]}: '
+                                  f'fix or remove those lines'])
+    return FileSplitter(fn)
+
+# %% ../nbs/01_split.ipynb #f88e4f33
+def default_splitter(path:Path|str, # Data set root
+                     fns:list|None=None, # Image files, to check the names in `valid.txt`
+                    ):
+    "`valid_txt_splitter` when `path/valid.txt` exists, else fastai's `RandomSplitter(0.2, seed=42)`"
+    return valid_txt_splitter(path, fns) if (Path(path)/'valid.txt').exists() else RandomSplitter(0.2, seed=42)
+
+# %% ../nbs/01_split.ipynb #7e9eb786
+def check_split(splits:tuple, # (train indices, valid indices) from a splitter
+                n:int, # Number of items
+                where:str='', # What was split, for the message
+               ):
+    "Raise `DataError` if the validation set is empty or holds every item"
+    nt, nv = len(splits[0]), len(splits[1])
+    if nv == 0: raise DataError([f'the split puts no item in validation: list validation file names in valid.txt, '
+                                 f'or pass valid names / a suffix that some files match'], where)
+    if nt == 0: raise DataError([f'the split puts all {n} items in validation, none in training: '
+                                 f'with the seed rule pass `valid_suffix=None`, or use valid.txt'], where)

@@ -11,11 +11,11 @@ from pathlib import Path
 from fastcore.all import *
 from fastai.torch_core import rank_distrib
 from .cache import parse_size
-from .dataset import layout_options
+from .describe import layout_options
 from .model import precision_option
 from .speed import compile_option
 from .decoders import decoders, size_rule
-from .data import aug_presets
+from .augment import aug_presets
 from .distributed import comm_hooks, run_name
 from .recipe import *
 

@@ -23,7 +23,7 @@ import segmentation_models_pytorch as smp
 import huggingface_hub
 from huggingface_hub import hf_hub_download
 from huggingface_hub.errors import EntryNotFoundError, RemoteEntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError
-from .dls import batch_part, ScaleBands
+from .augment import batch_part, ScaleBands
 from .encoders import timm_name, arch_name, adapt_in_chans, check_fit
 from .decoders import check_decoder, smp_encoder, model_name, SegModel
 

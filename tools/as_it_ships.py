@@ -16,8 +16,11 @@ from PIL import Image
 
 root = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(root))
-from segdist_nb.data import make_synthetic, read_image, nodata_pixels, synth_codes
-from segdist_nb.dataset import copy_imagery, segdist_check_data, load_data
+from segdist_nb.read import read_image, nodata_pixels
+from segdist_nb.synthetic import make_synthetic, synth_codes
+from segdist_nb.synthetic import copy_imagery
+from segdist_nb.describe import load_data
+from segdist_nb.check import segdist_check_data
 from segdist_nb.testing import cli
 
 def run(*args):

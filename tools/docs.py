@@ -20,7 +20,7 @@ PROC, OUT, EXEC = ROOT/'_proc', ROOT/'_docs_offline', ROOT/'nbs_exec'
 SITE = 'https://segdist.github.io/segdist_nb/'
 
 def page_name(nb: Path) -> str:
-    "Quarto's page name for a notebook: the number prefix dropped (00_data.ipynb -> data.html)"
+    "Quarto's page name for a notebook: the number prefix dropped (00_read.ipynb -> read.html)"
     return re.sub(r'^\d+[a-z]?_', '', nb.stem) + '.html'
 
 def _frontmatter(cells):

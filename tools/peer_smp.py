@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np, torch, torch.distributed as dist, torch.nn.functional as F
 from PIL import Image
 import segmentation_models_pytorch as smp
-from segdist_nb.dataset import load_data
+from segdist_nb.describe import load_data
 from segdist_nb.decoders import smp_encoder
 
 def load_split(spec, split, sz):
@@ -94,7 +94,7 @@ def main():
     if ddp: dist.barrier()
     if rank == 0:
         from segdist_nb.engine import onnx_proto
-        from segdist_nb.data import Imagery
+        from segdist_nb.read import Imagery
         from fastcore.all import AttrDict
         import onnx
         model.load_state_dict(torch.load(Path(a.out)/'peer_best.pth'))

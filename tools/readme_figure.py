@@ -8,7 +8,7 @@ folder's results.png, with each image's mean IoU in its caption.
 """
 import argparse
 import numpy as np
-from segdist_nb.dataset import load_data
+from segdist_nb.describe import load_data
 from segdist_nb.dls import GetMask
 from segdist_nb.engine import inference_model
 from segdist_nb.predict import predict_masks

@@ -13,7 +13,7 @@ in the same processes. DATA defaults to a synthetic set made in a temporary fold
 import argparse, json, os, statistics, tempfile, time
 from pathlib import Path
 from fastai.vision.all import Callback, set_seed
-from segdist_nb.data import synthetic_once
+from segdist_nb.synthetic import synthetic_once
 from segdist_nb.dls import CacheDL, seg_dls
 from segdist_nb.model import seg_learner
 from segdist_nb.distributed import setup_rank
