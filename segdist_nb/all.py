@@ -16,12 +16,13 @@ from .metrics import *
 from .plots import *
 from .losses import *
 from .encoders import *
-from .speed import *
+from .compiled import *
 from .model import *
 from .distributed import *
 from .launch import *
 from .checkpoint import *
 from .runfolder import *
+from .config import *
 from .recipe import *
 from .train import *
 from .engine import *

@@ -36,6 +36,7 @@ class SegAffine(AffineCoordTfm):
         if coord_func is not None: coords = coord_func(coords)
         return TensorImage(grid_resample(x, coords, self.mode, self.pad_mode, self.align_corners))
 
+# %% ../nbs/00b_augment.ipynb #a18a714e
 def grid_resample(x, coords, mode, padding_mode, align_corners):
     "fastai's `_grid_sample`, its batch zoom taken as 1 instead of read from the device"
     if mode == 'bilinear':   # fastai's smoother downwards resampling: shrink first when resizing down by more than 2x
@@ -163,6 +164,7 @@ class SegBatch(DisplayedTransform):
         x = TensorImage((x.clamp(0, 1) * 255).long() if self.scale is None else x.clamp(0, 1))
         return (x, *(TensorMask(y.as_subclass(torch.Tensor)) for y in ys))
 
+# %% ../nbs/00b_augment.ipynb #1086b434
 def batch_part(dl, # `DataLoaders` or a `DataLoader`
                cls:type, # `Normalize`, `ScaleBands` or `SegBatch`
               ):
@@ -176,8 +178,10 @@ class BandReader:
     def __call__(self, fn): return TensorImage(torch.from_numpy(read_image(fn, self.bands).transpose(2, 0, 1).copy()))
     def __repr__(self): return f'BandReader({self.bands})'
 
+# %% ../nbs/00b_augment.ipynb #963ed611
 def mask_from_array(a)->TensorMask: return TensorMask(torch.from_numpy(np.asarray(a)))
 
+# %% ../nbs/00b_augment.ipynb #e4b68d72
 class ResizeBands(Transform):
     "Items squished to `size` (`resize_bands`): fastai's `Resize(method='squish')` for bands at their depth and their masks"
     order = 1
@@ -185,6 +189,7 @@ class ResizeBands(Transform):
     def encodes(self, x:TensorImage): return TensorImage(resize_bands(x, self.size))
     def encodes(self, x:TensorMask): return TensorMask(resize_bands(x, self.size, mask=True))
 
+# %% ../nbs/00b_augment.ipynb #f0fb97c6
 class CropBands(RandTransform):
     "A random window of `size` in training, the centre one in validation: fastai's `RandomCrop` for bands at their depth and their masks"
     split_idx, order = None, 2
@@ -195,6 +200,7 @@ class CropBands(RandTransform):
         self.tl = ((H - h) // 2, (W - w) // 2) if split_idx else (random.randint(0, H - h), random.randint(0, W - w))
     def encodes(self, x:TensorImage|TensorMask): return x[..., self.tl[0]:self.tl[0] + self.size[0], self.tl[1]:self.tl[1] + self.size[1]]
 
+# %% ../nbs/00b_augment.ipynb #e449b2bf
 class ScaleBands(DisplayedTransform):
     "Each band scaled to 0..1 by its lowest and highest value over the training split (`band_stats`), clipped: `IntToFloatTensor`'s division by 255 for bands"
     order = 11   # after `IntToFloatTensor(div=1)`, which makes the batch float
@@ -212,6 +218,7 @@ class ScaleBands(DisplayedTransform):
         if x.ndim == 3: lo, hi = lo[0], hi[0]
         return ((x.float() - lo) / (hi - lo)).clamp(0, 1)
 
+# %% ../nbs/00b_augment.ipynb #876f6ae5
 def _img_stats(args)->np.ndarray:
     "Per band of one image file, its nodata pixels left out: lowest, highest, sum, sum of squares, count (runs in a worker)"
     fn, bands, nodata = args

@@ -16,7 +16,7 @@ from .synthetic import synthetic_once
 from .augment import batch_part
 from .dls import seg_dls
 from .model import seg_learner, precision_option
-from .speed import compile_option
+from .compiled import compile_option
 from .weights import read_learner
 from .decoders import decoders, check_decoder, model_name
 from .engine import model_size
@@ -28,8 +28,8 @@ from .scaling import *
 from .scaling import rep_stats
 
 # %% auto #0
-__all__ = ['bench', 'report', 'plot_bench', 'bench_parser', 'segdist_bench', 'bench_speed', 'speed_report', 'bench_costs',
-           'costs_report']
+__all__ = ['bench_modes', 'bench', 'report', 'plot_bench', 'bench_parser', 'bench_argv', 'segdist_bench', 'bench_speed',
+           'speed_report', 'bench_costs', 'costs_report']
 
 # %% ../nbs/06b_benchmark.ipynb #89cd734b
 def bench(n:int=2, # Processes to compare with one
@@ -209,74 +209,103 @@ def plot_bench(res:dict, fn:Path|str):
     fig.tight_layout(); fig.savefig(fn, dpi=90); plt.close(fig)
 
 # %% ../nbs/06b_benchmark.ipynb #32632f71
+bench_modes = ('scaling', 'speed', 'costs')
+
 def bench_parser():
-    "The options of `segdist-bench`"
-    p = argparse.ArgumentParser(prog='segdist-bench', description='Training throughput with 1 and N processes, against plain PyTorch, '
-                                'and the input pipeline per core from PNGs and from the cache')
-    p.add_argument('--cpus', type=int, help='compare 1 and N CPU processes (one thread each)')
-    p.add_argument('--gpus', type=int, help='compare 1 and N GPUs')
-    p.add_argument('--sz', type=int, default=64, help='training size in pixels (default 64)')
-    p.add_argument('--bs', type=int, default=8, help='batch size per process (default 8)')
-    p.add_argument('--arch', default='resnet34', help='encoder: a torchvision ResNet (default resnet34) or a timm model, e.g. convnext_nano')
-    p.add_argument('--decoder', default='unet', type=str.lower, choices=decoders, metavar='DECODER', help="an SMP architecture: unet (the default), fpn, ...; or fastai, the seed's DynamicUnet")
-    precision_option(p, 'auto')
-    p.add_argument('--data', help='data set root; default: a synthetic data set made in the run folder')
-    p.add_argument('--out', help='run folder for bench.json, bench.png and the caches; default runs/bench-<time>')
-    p.add_argument('--warmup', type=int, default=3, help='training steps left out before timing (default 3)')
-    p.add_argument('--steps', type=int, default=3, help='training steps per timed repetition (default 3)')
-    p.add_argument('--reps', type=int, default=5, help='timed repetitions: the tables give their median, min and max (default 5)')
-    p.add_argument('--num-workers', type=int, default=0, help='DataLoader worker processes per process for the rows from PNGs (default 0; the cache row has none: its thread)')
-    p.add_argument('--epoch-items', type=int, default=1000, help='training images per epoch of the synthetic data set (default 1000): epoch starts weigh what they would')
-    p.add_argument('--bucket-mb', type=int, default=25, help="DDP's gradient bucket size in MB (default 25)")
-    p.add_argument('--static-graph', action='store_true', help="DDP's static_graph option")
-    p.add_argument('--bucket-view', action='store_true', help="DDP's gradient_as_bucket_view (fails with fastai's optimizer)")
-    p.add_argument('--comm-hook', choices=['fp16', 'bf16', 'powersgd'], help='compress gradients for the all-reduce (also measured without)')
-    p.add_argument('--powersgd-rank', type=int, default=1, help="PowerSGD's approximation rank (default 1)")
-    p.add_argument('--powersgd-warmup', type=int, default=2, help='steps of plain all-reduce before PowerSGD starts (default 2, the least)')
-    p.add_argument('--accum', type=int, default=1, help='also measure gradient accumulation of N batches: NoSyncAccumulation and fastai\'s callback')
-    p.add_argument('--step-ms', type=float, help='single-process step time of the target device for the what-if table (default: measured here)')
-    p.add_argument('--gpu-img-s', type=float, help='one GPU\'s training rate for "cores to feed a GPU" (default: measured with --gpus, else 1000)')
-    p.add_argument('--pipe-sz', type=int, default=256, help='training size for the input pipeline per core (default 256)')
-    p.add_argument('--pipe-data', help='data set for the input pipeline per core (default: --data, else the synthetic one)')
-    p.add_argument('--no-pipeline', action='store_true', help='skip the input pipeline per core (data set and 2x stand-in)')
-    p.add_argument('--no-split', action='store_true', help='skip the splitter comparison')
-    p.add_argument('--kinds', help=f"measure only these, comma-separated, of {','.join(bench_kinds)} (default all)")
-    p.add_argument('--rounds', type=int, default=1, help='launch 1 and N processes in turn this many times, against a machine whose speed drifts (default 1)')
-    p.add_argument('--speed', action='store_true', help='one process instead: training and inference engines side by side (channels-last, compiled, ONNX fp32 and int8); with --gpus 1 on the GPU, in bf16')
-    p.add_argument('--model', help="with --speed: a run's model.pkl (its weights and size) instead of an untrained --decoder on --arch")
-    p.add_argument('--threads', type=int, default=1, help='with --speed: torch and onnxruntime threads (default 1)')
-    compile_option(p, 'the model of the compiled rows of --speed (without it, --speed has none)')
-    p.add_argument('--calib', type=int, default=32, help='with --speed: int8 calibration images (0: leave int8 out)')
-    p.add_argument('--costs', action='store_true', help="instead: the cost table, parameters, GFLOP per image and training images/s of one process, of --decoders on --archs")
-    p.add_argument('--decoders', default='all', help="with --costs: comma-separated architectures (default all: fastai and every SMP one)")
-    p.add_argument('--archs', default='resnet18,resnet34,efficientnet_b0', help="with --costs: comma-separated encoders (default resnet18,resnet34,efficientnet_b0)")
-    p.add_argument('--worker', help=argparse.SUPPRESS); p.add_argument('--result', help=argparse.SUPPRESS)
+    "The options of `segdist-bench`: a mode (`bench_modes`) and its options"
+    p = argparse.ArgumentParser(prog='segdist-bench', description='Benchmarks: training throughput with 1 and N processes against plain PyTorch '
+                                '(scaling, the default), one process\'s training and inference engines (speed), every decoder\'s cost (costs)')
+    sub = p.add_subparsers(dest='mode', metavar='MODE', required=True)
+    def common(q, out):
+        q.add_argument('--sz', type=int, default=64, help='training size in pixels (default 64)')
+        q.add_argument('--bs', type=int, default=8, help='batch size per process (default 8)')
+        q.add_argument('--out', help=f'folder for the results; default runs/{out}-<time>')
+        q.add_argument('--steps', type=int, default=3, help='training steps per timed repetition (default 3)')
+    def model(q):
+        q.add_argument('--arch', default='resnet34', help='encoder: a torchvision ResNet (default resnet34) or a timm model, e.g. convnext_nano')
+        q.add_argument('--decoder', default='unet', type=str.lower, choices=decoders, metavar='DECODER', help="an SMP architecture: unet (the default), fpn, ...; or fastai, the seed's DynamicUnet")
+        precision_option(q, 'auto')
+        q.add_argument('--data', help='data set root; default: a synthetic data set made in the run folder')
+        q.add_argument('--reps', type=int, default=5, help='timed repetitions: the tables give their median, min and max (default 5)')
+    s = sub.add_parser('scaling', help='1 process against N (the default mode)', description='Training throughput with 1 and N processes, '
+                       'against plain PyTorch, and the input pipeline per core from PNGs and from the cache')
+    common(s, 'bench'); model(s)
+    s.add_argument('--cpus', type=int, help='compare 1 and N CPU processes (one thread each)')
+    s.add_argument('--gpus', type=int, help='compare 1 and N GPUs')
+    s.add_argument('--warmup', type=int, default=3, help='training steps left out before timing (default 3)')
+    s.add_argument('--rounds', type=int, default=1, help='launch 1 and N processes in turn this many times, against a machine whose speed drifts (default 1)')
+    s.add_argument('--num-workers', type=int, default=0, help='DataLoader worker processes per process for the rows from PNGs (default 0; the cache row has none: its thread)')
+    s.add_argument('--epoch-items', type=int, default=1000, help='training images per epoch of the synthetic data set (default 1000): epoch starts weigh what they would')
+    s.add_argument('--bucket-mb', type=int, default=25, help="DDP's gradient bucket size in MB (default 25)")
+    s.add_argument('--static-graph', action='store_true', help="DDP's static_graph option")
+    s.add_argument('--bucket-view', action='store_true', help="DDP's gradient_as_bucket_view (fails with fastai's optimizer)")
+    s.add_argument('--comm-hook', choices=['fp16', 'bf16', 'powersgd'], help='compress gradients for the all-reduce (also measured without)')
+    s.add_argument('--powersgd-rank', type=int, default=1, help="PowerSGD's approximation rank (default 1)")
+    s.add_argument('--powersgd-warmup', type=int, default=2, help='steps of plain all-reduce before PowerSGD starts (default 2, the least)')
+    s.add_argument('--accum', type=int, default=1, help='also measure gradient accumulation of N batches: NoSyncAccumulation and fastai\'s callback')
+    s.add_argument('--step-ms', type=float, help='single-process step time of the target device for the what-if table (default: measured here)')
+    s.add_argument('--gpu-img-s', type=float, help='one GPU\'s training rate for "cores to feed a GPU" (default: measured with --gpus, else 1000)')
+    s.add_argument('--pipe-sz', type=int, default=256, help='training size for the input pipeline per core (default 256)')
+    s.add_argument('--pipe-data', help='data set for the input pipeline per core (default: --data, else the synthetic one)')
+    s.add_argument('--no-pipeline', action='store_true', help='skip the input pipeline per core (data set and 2x stand-in)')
+    s.add_argument('--no-split', action='store_true', help='skip the splitter comparison')
+    s.add_argument('--kinds', help=f"measure only these, comma-separated, of {','.join(bench_kinds)} (default all)")
+    s.add_argument('--worker', help=argparse.SUPPRESS); s.add_argument('--result', help=argparse.SUPPRESS)
+    s = sub.add_parser('speed', help="one process's training step and inference engines side by side",
+                       description='One process: a training step and the inference engines side by side (eager, channels-last, compiled, '
+                       'ONNX fp32 and int8); with --gpus 1 on the GPU, in bf16')
+    common(s, 'speed'); model(s)
+    s.add_argument('--gpus', type=int, choices=[1], help='1: measure the first GPU (no onnxruntime rows)')
+    s.add_argument('--model', help="a run's model.pkl (its weights and size) instead of an untrained --decoder on --arch")
+    s.add_argument('--threads', type=int, default=1, help='torch and onnxruntime threads (default 1)')
+    compile_option(s, 'the model of the compiled rows (without it, there are none)')
+    s.add_argument('--calib', type=int, default=32, help='int8 calibration images (0: leave int8 out)')
+    s = sub.add_parser('costs', help="every decoder's parameters, GFLOP per image and training rate", description='The cost table: '
+                       'parameters, GFLOP per image and training images/s of one process, of --decoders on --archs')
+    common(s, 'costs')
+    s.add_argument('--decoders', default='all', help="comma-separated architectures (default all: fastai and every SMP one)")
+    s.add_argument('--archs', default='resnet18,resnet34,efficientnet_b0', help="comma-separated encoders (default resnet18,resnet34,efficientnet_b0)")
+    s.add_argument('--warmup', type=int, default=3, help='training steps left out before timing (default 3)')
+    s.add_argument('--rounds', type=int, default=1, help='measure every model this many times in turn, against a machine whose speed drifts (default 1)')
+    s.add_argument('--threads', type=int, default=1, help='torch threads (default 1)')
     return p
 
+# %% ../nbs/06b_benchmark.ipynb #c50ff528
+def bench_argv(argv:list, # `segdist-bench`'s arguments
+              )->list: # The same with their mode first
+    "`argv` with its mode first: `scaling` when none is given; the spelling of before (`--speed`, `--costs`) said in a line and read as its mode"
+    argv = [str(o) for o in argv]
+    if argv and (argv[0] in bench_modes or argv[0] in ('-h', '--help')): return argv
+    for m in ('speed', 'costs'):
+        if f'--{m}' in argv:
+            print(f'segdist-bench: --{m} is the mode {m} now: segdist-bench {m} ...', file=sys.stderr)
+            return [m, *(o for o in argv if o != f'--{m}')]
+    return ['scaling', *argv]
+
+# %% ../nbs/06b_benchmark.ipynb #5acec7bf
 def segdist_bench(argv:list|None=None):
     "Console entry point `segdist-bench` (and the worker processes it launches)"
-    a = bench_parser().parse_args(argv)
+    a = bench_parser().parse_args(bench_argv(sys.argv[1:] if argv is None else argv))
     for k, low in [('cpus', 1), ('gpus', 1), ('sz', 32), ('bs', 1), ('warmup', 0), ('steps', 1), ('reps', 1), ('rounds', 1), ('threads', 1), ('calib', 0),
                    ('accum', 1), ('num_workers', 0), ('bucket_mb', 1), ('powersgd_rank', 1), ('epoch_items', 1)]:
-        v = getattr(a, k)
-        if v is not None and v < low: bench_parser().error(f"--{k.replace('_', '-')} {v}: give {low} or more")   # before anything is launched or written
-    if a.worker:
+        v = getattr(a, k, None)
+        if v is not None and v < low: bench_parser().error(f"{a.mode} --{k.replace('_', '-')} {v}: give {low} or more")   # before anything is launched or written
+    if a.mode == 'scaling' and a.worker:
         res = bench_worker(json.loads(a.worker))
         if res is not None: Path(a.result).write_text(json.dumps(res))
         return
-    if a.costs:
+    if a.mode == 'costs':
         ds = list(decoders) if a.decoders == 'all' else [check_decoder(o) for o in a.decoders.split(',')]
         bench_costs(ds, a.archs.split(','), a.sz, a.bs, a.out, steps=a.steps, warmup=a.warmup, rounds=a.rounds, threads=a.threads)
         return
-    if a.speed:
-        if a.cpus or (a.gpus or 0) > 1: bench_parser().error('--speed measures one process: leave out --cpus, and give --gpus 1 to measure the GPU')
-        if a.gpus and not torch.cuda.is_available(): bench_parser().error('--speed --gpus 1: torch sees no CUDA device here; leave out --gpus to measure the CPU')
-        if a.precision == 'fp16': bench_parser().error('--speed times fp32 or bf16 (--precision fp32|bf16): fp16 needs a loss scale that its plain steps do not have')
+    if a.mode == 'speed':
+        if a.gpus and not torch.cuda.is_available(): bench_parser().error('speed --gpus 1: torch sees no CUDA device here; leave out --gpus to measure the CPU')
+        if a.precision == 'fp16': bench_parser().error('speed times fp32 or bf16 (--precision fp32|bf16): fp16 needs a loss scale that its plain steps do not have')
         bench_speed(a.arch, sz=a.sz, bs=a.bs, model=a.model, data=a.data, out=a.out, threads=a.threads,
                     compile='inductor' if a.compile is True else a.compile, n_calib=a.calib,
                     steps=max(a.steps, 10), reps=max(a.reps, 6), device='cuda' if a.gpus else 'cpu', precision=a.precision, decoder=a.decoder)
         return   # not the results: a console script's return value is its exit status
-    if (a.cpus is None) == (a.gpus is None): bench_parser().error('give --cpus N or --gpus N (or --speed for one process)')
+    if (a.cpus is None) == (a.gpus is None): bench_parser().error('scaling: give --cpus N or --gpus N (or the mode speed for one process: segdist-bench speed)')
     bench(n=a.cpus or a.gpus, cpus=a.cpus is not None, sz=a.sz, bs=a.bs, arch=a.arch, decoder=a.decoder, precision=a.precision, data=a.data,
           out=a.out, warmup=a.warmup, steps=a.steps, reps=a.reps, num_workers=a.num_workers, bucket_mb=a.bucket_mb,
           static_graph=a.static_graph, bucket_view=a.bucket_view, comm_hook=a.comm_hook, split=not a.no_split,
@@ -313,7 +342,7 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained model, when no `m
         learn = seg_learner(seg_dls(data, sz=sz, bs=bs, num_workers=0, check=False), arch, weights=None, precision='fp32', decoder=decoder)
         stats, name = imagenet_stats, model_name(decoder, arch)
     where = torch.cuda.get_device_name() if device == 'cuda' and torch.cuda.is_available() else f'CPU ({torch.backends.cpu.get_cpu_capability()}), {threads} thread(s)'
-    print(f"segdist-bench --speed: {name}{' from ' + str(model) if model else ' (untrained)'}, {sz} px, batch {bs}, {precision}, {where}", flush=True)
+    print(f"segdist-bench speed: {name}{' from ' + str(model) if model else ' (untrained)'}, {sz} px, batch {bs}, {precision}, {where}", flush=True)
     res = speed_bench(learn.model, *stats, learn.codes, learn.void, data, sz=sz, bs=bs, threads=threads, steps=steps, reps=reps, compile=compile,
                       n_calib=n_calib, device=device, precision=precision)
     res['config'] = dict(arch=name, model=str(model) if model else None, data=str(data), device=where)
@@ -321,6 +350,7 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained model, when no `m
     print(speed_report(res))
     return res
 
+# %% ../nbs/06b_benchmark.ipynb #5cd129fb
 def speed_report(res:dict)->str:
     "The speed rows as Markdown tables"
     c = res['config']
@@ -342,12 +372,13 @@ def bench_costs(decoders:list, archs:list, # What to set side by side (`decoder_
                )->list:
     "`decoder_costs` with its report, written to `out/costs.json`"
     out = Path(out or f"runs/costs-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
-    print(f'segdist-bench --costs: {len(decoders)} decoder(s) on {len(archs)} encoder(s), {sz} px, batch {bs}, one process', flush=True)
+    print(f'segdist-bench costs: {len(decoders)} decoder(s) on {len(archs)} encoder(s), {sz} px, batch {bs}, one process', flush=True)
     rows = decoder_costs(decoders, archs, sz, bs, out=out, **kwargs)
     (out/'costs.json').write_text(json.dumps(dict(sz=sz, bs=bs, threads=torch.get_num_threads(), rows=rows), indent=1))
     print(costs_report(rows))
     return rows
 
+# %% ../nbs/06b_benchmark.ipynb #a48afa2e
 def costs_report(rows:list)->str:
     "The cost rows as a Markdown table, each encoder's rows with their FLOPs and speed relative to fastai's decoder on it"
     ref = {r['arch']: r for r in rows if r['decoder'] == 'fastai' and 'gflop' in r}

@@ -59,6 +59,7 @@ def cache_manifest(path:Path|str, # Data set root: file names are stored relativ
     if imagery is not None and imagery.nodata is not None: man['nodata'] = imagery.nodata   # masks ignored where the images have it: another cache
     return man
 
+# %% ../nbs/01b_cache.ipynb #54ef9330
 def cache_key(man:dict)->str:
     "The name of the cache folder of manifest `man`"
     return hashlib.sha1(json.dumps(man, separators=(',', ':')).encode()).hexdigest()[:16]
@@ -345,6 +346,7 @@ def cache_parser()->argparse.ArgumentParser:
     p.add_argument('--no-check', action='store_true', help='skip the data check')
     return p
 
+# %% ../nbs/01b_cache.ipynb #05cea443
 def segdist_cache(argv:list|None=None, # Command-line arguments (default: the process's)
                  ):
     "Console entry point `segdist-cache`: check a data set and decode it once into the cache that train.py --cache reads"

@@ -112,12 +112,14 @@ def check_pairs(fns:list, # Image files
                                     ': a data set has one depth and one band count; convert the others to it')
     return probs
 
+# %% ../nbs/01a_check.ipynb #bbe2b2bd
 def sizes_text(sizes:Counter, # (height, width) -> number of images
               )->str:
     "The sizes of a data set's images, most common first: '2 different sizes (48x48 (7 files), 40x30 (1 file))'"
     eg = ', '.join(f'{w}x{h} ({k} file{"s" * (k > 1)})' for (h, w), k in sizes.most_common(3))
     return f'{len(sizes)} different sizes ({eg}{", ..." if len(sizes) > 3 else ""})'
 
+# %% ../nbs/01a_check.ipynb #0b60684e
 def sizes_message(sizes:Counter, # (height, width) -> number of images
                  )->str:
     "One message for images of several sizes, wherever they are found (the check, the cache, the loaders): the sizes, and the fix"
@@ -125,6 +127,7 @@ def sizes_message(sizes:Counter, # (height, width) -> number of images
             f'resize every image and its mask to one with item_sz (--item-sz H,W for train.py and segdist-cache, item_sz= in Python, '
             f'item_sz: in a config; train.py without it resizes them to its largest stage size, and says so)')
 
+# %% ../nbs/01a_check.ipynb #e77b13c9
 def check_data(path:Path|str, # Data set root
                codes:list|None=None, # Class names; default: read `path/codes.txt`
                label_fn:Callable|None=None, # Image path -> mask path; default `MaskPath(path)`

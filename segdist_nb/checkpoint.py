@@ -36,6 +36,7 @@ def prev_path(fn:Path|str)->Path:
     "Where `torch_save_atomic(..., keep_prev=True)` keeps the file `fn` held before: `last.pth` -> `last.prev.pth`"
     fn = Path(fn); return fn.with_name(f'{fn.stem}.prev{fn.suffix}')
 
+# %% ../nbs/04b_checkpoint.ipynb #8fc61309
 def torch_save_atomic(obj, # What to `torch.save`
                 fn:Path|str, # Destination; written as `fn.tmp` then renamed
                 keep_prev:bool=False, # Keep the file `fn` held until now as `prev_path(fn)`
@@ -48,6 +49,7 @@ def torch_save_atomic(obj, # What to `torch.save`
     if keep_prev and fn.exists(): os.replace(fn, prev_path(fn))
     os.replace(tmp, fn)
 
+# %% ../nbs/04b_checkpoint.ipynb #db97fb1e
 class AtomicSaveModel(SaveModelCallback):
     "fastai's `SaveModelCallback`, each save written to a temporary file and renamed over the last (rank 0 writes)"
     def _save(self, name):
@@ -72,6 +74,7 @@ class EpochCheckpoint(Callback):
                     n_epoch=self.start_epoch + self.n_epoch, best=getattr(self.tracker, 'best', None))
         torch_save_atomic(dict(model=get_model(self.model).state_dict(), opt=self.opt.state_dict(), meta=meta), self.path, keep_prev=True)
 
+# %% ../nbs/04b_checkpoint.ipynb #63137c74
 def load_checkpoint(fn:Path|str, # Checkpoint written by `EpochCheckpoint`
                    )->dict:
     "Read a checkpoint on the CPU, with a clear error when it is not one"
@@ -83,6 +86,7 @@ def load_checkpoint(fn:Path|str, # Checkpoint written by `EpochCheckpoint`
     if not isinstance(ck, dict) or set(ck) != {'model', 'opt', 'meta'}: raise ValueError(f'{fn} is not a segdist_nb checkpoint')
     return ck
 
+# %% ../nbs/04b_checkpoint.ipynb #fdd90909
 def resume_point(fn:Path|str, # The checkpoint `EpochCheckpoint` writes (`ckpt/last.pth`)
                 )->tuple: # (checkpoint or None, what happened to the last one: None when it was read)
     "The last readable checkpoint: `fn`, or the one before it (`prev_path(fn)`) when `fn` is missing or cannot be read"

@@ -15,7 +15,7 @@ from fastcore.all import *
 import segmentation_models_pytorch as smp
 from segmentation_models_pytorch.encoders import TimmUniversalEncoder
 from .encoders import timm_name, arch_name, read_weights, check_fit, adapt_in_chans
-from .speed import PlainModule
+from .compiled import PlainModule
 
 # %% auto #0
 __all__ = ['decoders', 'check_decoder', 'smp_encoder', 'model_name', 'SegModel', 'early_params', 'smp_split', 'smp_model',
@@ -92,6 +92,7 @@ def early_params(encoder:nn.Module, # An SMP encoder
         if not any(a in late for a in anc): out += [f'{n}.{p}' if n else p for p, v in m.named_parameters(recurse=False)]
     return out
 
+# %% ../nbs/02e_decoders.ipynb #c7d2ce18
 def smp_split(m:SegModel, # From `smp_model`
              )->list:
     "Parameter groups of `m`: the encoder's early layers (strides up to 8), the rest of the encoder, the decoder and head"
@@ -157,6 +158,7 @@ def size_rule(decoder:str, # An architecture of `decoders`
             except RuntimeError: continue
     raise ValueError(f'decoder {decoder} on {arch}: no image size up to {64 * k} px runs')
 
+# %% ../nbs/02e_decoders.ipynb #0178eb40
 def check_sizes(decoder:str, # An architecture of `decoders`
                 arch:str, # The encoder's name
                 szs:dict, # What -> size (an int or (height, width)), e.g. {'stage stage-1-128': 128}

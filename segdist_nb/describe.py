@@ -386,12 +386,14 @@ def find_layout(root:Path|str, # A data set folder without data.yaml
     counts = [f'{s}: {len(spec.files(s))} images ({d["images"]}{", list " + d["list"] if "list" in d else ""}; masks {d["labels"]})' for s, d in desc.items()]
     return dict(cls, **desc), [f'layout: {kind}'] + counts + more + notes
 
+# %% ../nbs/00c_describe.ipynb #940ff657
 def layout_yaml(desc:dict, notes:list)->str:
     "A `data.yaml` text: the notes as comments, then the description"
     body = ''.join(f'{k}: ' + yaml.safe_dump(v, default_flow_style=True, sort_keys=False, width=10**6).strip().removesuffix('...').strip() + '\n'
                    for k, v in desc.items())
     return '# found by segdist-check-data\n' + ''.join(f'# {o}\n' for o in notes) + body
 
+# %% ../nbs/00c_describe.ipynb #e5ea3b24
 def suggest_hint(root:Path, # A data set folder without data.yaml
                  images:Path|None=None, # Today's image folder: a layout found with it and no palette file is today's, no hint
                 )->str|None:

@@ -118,6 +118,7 @@ class LineProgressCallback(ProgressCallback):
         else: line = '  '.join(o.ljust(len(n)) for o, n in zip(log, self.names))
         print(line.rstrip(), flush=True)
 
+# %% ../nbs/04_distributed.ipynb #db33f911
 def log_progress(lines:bool|None=None, # One line per epoch; default: when standard output is not a terminal
                 )->bool: # Whether lines are printed instead of bars
     "Print one line per epoch instead of progress-bar frames where output goes to a file or a pipe"
@@ -201,6 +202,7 @@ def ddp_kwargs(bucket_cap_mb:int=25, # DDP gradient bucket size
     return DistributedDataParallelKwargs(bucket_cap_mb=bucket_cap_mb, static_graph=static_graph, gradient_as_bucket_view=gradient_as_bucket_view,
                                          comm_hook=hooks[comm_hook], comm_state_option=state)
 
+# %% ../nbs/04_distributed.ipynb #06225d31
 def comm_bytes(model:nn.Module, # The model whose gradients are all-reduced
                powersgd_rank:int|None=None, # None: plain fp32 all-reduce; else PowerSGD's rank
                min_compression_rate:float=2., # torch's PowerSGD default
@@ -253,11 +255,12 @@ class AllReduceBatchNorm(nn.BatchNorm2d):
         if self.affine: y = y * self.weight[None, :, None, None] + self.bias[None, :, None, None]
         return y.to(x.dtype)
 
+# %% ../nbs/04_distributed.ipynb #35ec0f42
 class AllReduceBatchNormAct(AllReduceBatchNorm):
     "`AllReduceBatchNorm` followed by the dropout and activation of the timm `BatchNormAct2d` it replaces"
     def forward(self, x): return self.act(self.drop(super().forward(x)))
 
-
+# %% ../nbs/04_distributed.ipynb #9c8ea37f
 def sync_batchnorm(model:nn.Module, # A model with BatchNorm2d layers
                   )->nn.Module:
     "The model with its BatchNorm synchronised across processes (`AllReduceBatchNorm`), on GPUs and CPU processes; timm's `BatchNormAct2d` keeps its activation"

@@ -129,6 +129,7 @@ def seg_spec(data, # A data set folder, a data.yaml, or a `DataSpec`
                         spec.palette, spec.file, spec.desc)
     return spec
 
+# %% ../nbs/01c_dls.ipynb #334a2267
 def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.txt, optional valid.txt), a data.yaml or a `DataSpec`
             sz:int|tuple=128, # Training size
             bs:int=8, # Batch size (per process under DDP)
@@ -301,6 +302,7 @@ def epoch_batches(dl, # The loader of the epoch: a `CacheDL`, or the `Distribute
     dl.after_iter()
     if hasattr(dl, 'it'): del dl.it
 
+# %% ../nbs/01c_dls.ipynb #35d71f12
 def kept_workers(dl, # A loader with worker processes (`num_workers` > 0)
                  idxs:list, # The epoch's order (this rank's share under DDP)
                  ahead:bool=False, # Start the workers on an epoch not asked for yet (the next one, at the end of this one)
@@ -319,6 +321,7 @@ def kept_workers(dl, # A loader with worker processes (`num_workers` > 0)
     dl._started = idxs
     return w
 
+# %% ../nbs/01c_dls.ipynb #698b68a7
 def _then_next_epoch(dl, batches:Iterator)->Iterator:
     "The epoch's `batches` from kept workers; before the last is handed over, the next epoch's order is drawn (as fastai would at its start) and the workers start on it"
     it = iter(batches)
@@ -334,10 +337,12 @@ def epoch_sample(dl)->Iterator:
     idxs = dl._order.tolist() if kept else dl._DataLoader__idxs
     return (b for i, b in enumerate(idxs) if i // (dl.bs or 1) % dl.num_workers == dl.offs)
 
+# %% ../nbs/01c_dls.ipynb #99e33b2d
 def close_workers(dl):
     "Stop the worker processes `dl` keeps (they start again at its next epoch)"
     for k in ('_workers', '_order', '_started', '_ahead'): dl.__dict__.pop(k, None)   # torch's iterator shuts its workers down when it goes
 
+# %% ../nbs/01c_dls.ipynb #008464ed
 @patch
 def __iter__(self:CacheDL): return epoch_batches(self)
 @patch

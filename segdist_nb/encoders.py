@@ -35,6 +35,7 @@ def timm_name(arch:str|Callable, # A torchvision function, a name, or 'timm:NAME
                          f"efficientnet_b0, regnety_016 (timm.list_models('convnext*') lists timm's) (--arch, arch=)")
     return name
 
+# %% ../nbs/02c_encoders.ipynb #2c432448
 def arch_name(arch:str|Callable)->str:
     "The name of `arch` as a config holds it"
     return arch.__name__ if callable(arch) else str(arch)
@@ -54,6 +55,7 @@ def timm_chain(model:nn.Module, # A timm model, with `feature_info`
     raise ValueError(f'timm model {model.default_cfg.get("architecture")}: its feature stages are not a chain of modules, which the '
                      f'U-Net needs: choose a CNN encoder (a ResNet, ConvNeXt, EfficientNet, RegNet...) (--arch, arch=)')
 
+# %% ../nbs/02c_encoders.ipynb #49367a6f
 def read_weights(fn:Path|str, # A state dict, a timm checkpoint or a safetensors file
                 )->dict:
     "The state dict in `fn`, read by timm's reader (its checkpoints' keys, 'module.' prefixes, safetensors); clear errors otherwise"
@@ -63,6 +65,7 @@ def read_weights(fn:Path|str, # A state dict, a timm checkpoint or a safetensors
     try: return timm.models.load_state_dict(str(fn), weights_only=True)
     except Exception as e: raise ValueError(f'{fn} cannot be read as weights ({type(e).__name__}: {str(e)[:200]})') from None
 
+# %% ../nbs/02c_encoders.ipynb #b5d35e8a
 def load_timm(model:nn.Module, # A timm model built with `pretrained=False`
               fn:Path|str, # Its weights: a timm checkpoint or a state dict
               keys:list|None=None, # The keys that must be in `fn` (default: all of the model's)
@@ -74,6 +77,7 @@ def load_timm(model:nn.Module, # A timm model built with `pretrained=False`
     check_fit(sd, own, keys, f"{fn} does not fit timm model {model.default_cfg.get('architecture', type(model).__name__)}")
     model.load_state_dict({k: sd[k] for k in keys}, strict=False)
 
+# %% ../nbs/02c_encoders.ipynb #5b171f75
 def adapt_in_chans(sd:dict, # The file's state dict (an RGB model's)
                    own:dict, # The model's, whose first convolution takes another number of bands
                   )->dict:
@@ -85,6 +89,7 @@ def adapt_in_chans(sd:dict, # The file's state dict (an RGB model's)
             out[k] = timm.models.adapt_input_conv(o.shape[1], w)
     return out
 
+# %% ../nbs/02c_encoders.ipynb #e43e2bcb
 def check_fit(sd:dict, # The file's state dict
               own:dict, # The model's state dict (or the keys it has, with their tensors)
               keys:list, # The keys of `own` that the file must fill
@@ -119,6 +124,7 @@ def unet_split(m:nn.Module, # A `DynamicUnet`
     "Parameter groups: the encoder's first `at` modules, the rest of the encoder, the decoder"
     return L(m[0][:at], m[0][at:], m[1:]).map(params)
 
+# %% ../nbs/02c_encoders.ipynb #678f1c3d
 def timm_unet(name:str, # A timm model name
               n_out:int, # Classes
               img_size:tuple, # Size of the training images

@@ -17,7 +17,7 @@ from .read import read_image, image_nodata, nodata_pixels, Imagery
 from .plots import image_view
 from .read import size_hw
 from .augment import ScaleBands, batch_part
-from .speed import compile_unet
+from .compiled import compile_unet
 from .weights import read_learner
 
 # %% auto #0

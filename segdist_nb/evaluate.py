@@ -34,6 +34,7 @@ def image_confusion(pred:np.ndarray, # (H, W) predicted class indices
     truth = np.where(np.asarray(pred) >= n, ignore_index, truth)   # where the input was nodata, nothing was predicted: nothing to score
     return batch_confusion(torch.from_numpy(np.array(pred))[None], torch.from_numpy(np.array(truth))[None], n)[0].numpy()   # copies: PIL's arrays are read-only
 
+# %% ../nbs/05c_evaluate.ipynb #58f5b796
 def image_scores(cm:np.ndarray, # An image's confusion matrix
                  void:int|None=None, # Void class
                 )->dict:
@@ -165,6 +166,7 @@ def eval_parser()->argparse.ArgumentParser:
     p.add_argument('--no-check', action='store_true', help='skip the data check')
     return p
 
+# %% ../nbs/05c_evaluate.ipynb #83d648e7
 def segdist_eval(argv:list|None=None):
     "Console entry point `segdist-eval`, and what each process of `segdist-launch ... -m segdist_nb.evaluate` runs"
     a = eval_parser().parse_args(argv)

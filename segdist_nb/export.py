@@ -41,6 +41,7 @@ def onnx_agreement(module:nn.Module, # The PyTorch module that was exported
         agree += int((out.argmax(1) == ref.argmax(1)).sum()); n += out.shape[0] * h * w
     return dict(max_abs_diff=diff, argmax_agreement=agree / n, sizes=[list(o) for o in sizes])
 
+# %% ../nbs/05d_export.ipynb #dda6339c
 def export_onnx(model, # A run's `model.pkl`, or a `Learner`
                 fn:Path|str, # The .onnx file to write
                 opset:int=17, # ONNX opset
@@ -83,6 +84,7 @@ def calib_files(data:Path|str, # A labelled data set (folder or description)
     t, v = default_splitter(spec.root, fns)(fns)
     return list(fns[t]), list(fns[v]), spec
 
+# %% ../nbs/05d_export.ipynb #5e2e5936
 def int8_scores(f32, # The fp32 model (`OnnxModel`)
                 i8, # The int8 one
                 val:list, # Validation images
@@ -105,6 +107,7 @@ def int8_scores(f32, # The fp32 model (`OnnxModel`)
                 class_iou={f32.codes[c]: [float(i32[c]), float(i8_[c])] for c in cls}, sure=sure, sure_pixels=n_sure / tot,
                 sure_flips=flips / max(n_sure, 1))
 
+# %% ../nbs/05d_export.ipynb #4fbda1ea
 int8_limits = dict(max_miou_drop=0.005, max_class_drop=0.02, max_sure_flips=0.005)   # what `int8_verdict` allows, by default
 
 def int8_verdict(s:dict, # From `int8_scores`
@@ -122,6 +125,7 @@ def int8_verdict(s:dict, # From `int8_scores`
     if min_agree is not None and s['argmax_agreement'] < min_agree: why.append(f"{s['argmax_agreement']:.2%} of the pixels agree, under the {min_agree:.2%} asked")
     return why
 
+# %% ../nbs/05d_export.ipynb #ccecf6a6
 def _stats(cm, void): st = SegStats(len(cm), void); st.cm = torch.as_tensor(cm); return st
 def _miou(cm, void): return float(seg_metric_fns['miou'](_stats(cm, void)))
 
@@ -190,6 +194,7 @@ def export_parser()->argparse.ArgumentParser:
     p.add_argument('--min-agreement', type=float, help='with --int8: also refuse below this share of validation pixels agreeing with fp32')
     return p
 
+# %% ../nbs/05d_export.ipynb #38fe2875
 def segdist_export(argv:list|None=None, # Command-line arguments (default: the process's)
                   ):
     "Console entry point `segdist-export`: export a trained model to ONNX and check it"

@@ -21,6 +21,7 @@ __all__ = ['LaunchError', 'launch_parser', 'slurm_args', 'launch_args', 'first_c
 # %% ../nbs/04a_launch.ipynb #5bbb20d5
 class LaunchError(ValueError): "A launcher option that cannot work here"
 
+# %% ../nbs/04a_launch.ipynb #8eb12e68
 def launch_parser():
     "torchrun's argument parser, plus `--gpus`, `--cpus` and `--threads`"
     p = get_args_parser()
@@ -110,6 +111,7 @@ def first_contact(args):
                               f'--first-contact SECONDS waits longer')
         time.sleep(1)
 
+# %% ../nbs/04a_launch.ipynb #32a6d693
 def launch(argv:list|None=None)->int:
     "Run `argv` (default `sys.argv[1:]`) with torch's elastic launcher; return the exit status"
     try:
@@ -128,6 +130,7 @@ def launch(argv:list|None=None)->int:
         return 128 + int(e.sigval)
     return 0
 
+# %% ../nbs/04a_launch.ipynb #b5542ec7
 def segdist_launch():
     "Console entry point `segdist-launch`"
     sys.exit(launch())
@@ -179,6 +182,7 @@ def launch_port(lo:int=29500, # Lowest port tried
             except OSError: pass
     raise OSError(f'no free port in {lo}..{hi - 1}')
 
+# %% ../nbs/04a_launch.ipynb #a6380d4e
 def run_nodes(argvs:list, # Launcher arguments, one list per node
               envs:list|None=None, # Environment variables to add, one dict per node
               **kwargs, # Passed to `run_launch` (e.g. `timeout`)

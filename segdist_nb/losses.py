@@ -21,6 +21,7 @@ class SegLoss(nn.Module):
     def activation(self, x): return F.softmax(x, dim=1)
     def decodes(self, x): return x.argmax(dim=1)
 
+# %% ../nbs/02b_losses.ipynb #034cfb30
 def counted(targ:torch.Tensor, # Class indices
             n:int, # Number of classes
             void:int|None=None, # Void class
@@ -94,6 +95,7 @@ class SegLossSum(SegLoss):
         self.weights = list(weights)
     def forward(self, inp, targ): return sum(w * l(inp, targ) for w, l in zip(self.weights, self.losses))
 
+# %% ../nbs/02b_losses.ipynb #b249389f
 def check_loss(loss:str, # 'ce', 'dice', 'focal', or a sum such as 'ce+dice'
                loss_weights:list|None=None, # One weight per term of a sum
               )->list:
@@ -106,6 +108,7 @@ def check_loss(loss:str, # 'ce', 'dice', 'focal', or a sum such as 'ce+dice'
         raise ValueError(f'{len(loss_weights)} loss weights for the {len(terms)} term(s) of {loss!r}: give one per term (--loss-weights)')
     return terms
 
+# %% ../nbs/02b_losses.ipynb #ec8577c2
 def seg_loss(loss:str='ce', # 'ce', 'dice', 'focal', or a sum such as 'ce+dice'
              n:int=2, # Number of classes
              weight:torch.Tensor|None=None, # Class weights (cross-entropy and focal)

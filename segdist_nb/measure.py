@@ -18,7 +18,7 @@ from .dls import *
 from .cache import *
 from .model import *
 from .distributed import *
-from .speed import compile_unet, fast_unet
+from .compiled import compile_unet, fast_unet
 from .decoders import size_rule
 from .engine import NormalizedModel, OnnxModel, onnx_proto
 from .predict import image_batch
@@ -38,6 +38,7 @@ def rep_marks(warmup:int, # Batches left out at the start (at least 1)
     if warmup < 1: raise ValueError(f'warmup={warmup}: leave out at least 1 batch (--warmup 1), which starts the clock')
     return [warmup + i * steps for i in range(reps + 1)]
 
+# %% ../nbs/06_measure.ipynb #0cdb324f
 class StepTimer(Callback):
     "Read the clock after the training batches `at` (the device synchronised there only); skip validation; stop after the last"
     order = 100
@@ -51,6 +52,7 @@ class StepTimer(Callback):
         if self.k >= self.at[-1]: raise CancelFitException()
     def before_validate(self): raise CancelValidException()
 
+# %% ../nbs/06_measure.ipynb #be98c688
 def rep_throughput(times:list, # The clock at the marks of `rep_marks`
                    steps:int, # Batches per timed repetition
                    imgs:int, # Images per batch, all processes together
@@ -64,6 +66,7 @@ def dev_sync(device)->Callable:
     d = torch.device(device)
     return partial(torch.cuda.synchronize, d) if d.type == 'cuda' else noop
 
+# %% ../nbs/06_measure.ipynb #dae3b40e
 def plain_steps(model:nn.Module, # The model (trained in place)
                 batches:list, # (x, y) on the device, this rank's share
                 at:list|int, # Step counts after which the clock is read (`rep_marks`), the last ending the run; an int n: after each of n steps
@@ -115,6 +118,7 @@ def pipeline_rate(dl:DataLoader, # A training `DataLoader`
     for _ in range(n): k += find_bs(next(bs))
     return k / (time.perf_counter() - t0)
 
+# %% ../nbs/06_measure.ipynb #8cc84062
 def epoch_start_s(dl:DataLoader, # A training `DataLoader`
                   epochs:int=3, # Epoch starts timed, after one to warm up
                  )->float: # Seconds
@@ -187,6 +191,7 @@ def median_s(f:Callable, # What to time
     for _ in range(reps): t0 = time.perf_counter(); f(); sync(); ts.append(time.perf_counter() - t0)
     return float(np.median(ts))
 
+# %% ../nbs/06_measure.ipynb #b20d47f7
 def peak_gflops(n:int|None=None, # Matrix side; default 1024 on a CPU, 8192 on a GPU
                 reps:int=10, # Timed products
                 device='cpu', # Where the product runs
@@ -200,6 +205,7 @@ def peak_gflops(n:int|None=None, # Matrix side; default 1024 on a CPU, 8192 on a
     best = min(median_s(lambda: a @ b, 0, 1, sync) for _ in range(reps))
     return 2 * n ** 3 / best / 1e9
 
+# %% ../nbs/06_measure.ipynb #b78eaf84
 def model_flops(model:nn.Module, # A model
                 x:Tensor, # A batch
                 train:bool=False, # A training step: 3 times the forward (see above), else the forward
@@ -353,6 +359,7 @@ def plain_batches(dls, n:int)->list:
             if len(out) == n: break
     return out
 
+# %% ../nbs/06_measure.ipynb #7a4df806
 def mem_dls(dls, n:int)->DataLoaders:
     "fastai `DataLoaders` over `n` training batches of `dls` kept on its device as stored (uint8), with its batch transforms: no loading, the same augmentation"
     raw, items = dls.train.new(after_batch=None, shuffle=False), []
@@ -380,6 +387,7 @@ def synth_items(bs:int, procs:int, epoch_items:int)->int:
     "Pairs of the benchmark's synthetic set: `epoch_items` training images an epoch, at least 4 batches a process, and a fifth more to validate"
     return -(-max(epoch_items, 4 * bs * procs) * 5 // 4)   # epochs as long as a data set's, so that their starts weigh what they would
 
+# %% ../nbs/06_measure.ipynb #4565dbc3
 bench_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook', 'learner_nohook', 'learner_accum', 'learner_accum_fastai')   # what a worker measures (see above)
 
 def bench_worker(cfg:dict)->dict|None:

@@ -18,7 +18,7 @@ from .dls import *
 from .metrics import *
 from .losses import *
 from .encoders import *
-from .speed import *
+from .compiled import *
 from .decoders import *
 from .weights import *
 import timm
@@ -34,6 +34,7 @@ def dls_codes(dls:DataLoaders)->list|None:
     "The class names a `MaskBlock(codes)` put in `dls`"
     return first(t.codes for t in dls.after_item.fs if isinstance(t, AddMaskCodes))
 
+# %% ../nbs/03_model.ipynb #71f28f03
 def void_idx(void:int|str|None, # Void class: its index, its name in `codes`, or `None`
              codes:list, # Class names
             )->int|None:
@@ -108,6 +109,7 @@ def cpu_bf16()->str|None:
     if getattr(torch.cpu, '_is_avx512_bf16_supported', lambda: False)(): return 'AVX512-BF16'
     return None
 
+# %% ../nbs/03_model.ipynb #c261192f
 def seg_precision(precision:str='auto', # One of `precisions`
                   device=None, # Device to train on; default fastai's `default_device()`
                  )->str:
@@ -120,6 +122,7 @@ def seg_precision(precision:str='auto', # One of `precisions`
     if device.type != 'cuda': return 'bf16' if cpu_bf16() else 'fp32'
     return 'bf16' if torch.cuda.is_bf16_supported() else 'fp16'
 
+# %% ../nbs/03_model.ipynb #9094fcff
 def precision_note(precision:str, # As asked (`precisions`)
                    device=None, # Device to train on
                   )->str:
@@ -172,6 +175,7 @@ def load_encoder(learn:Learner, # A U-Net learner whose encoder is `learn.model[
     learn.model[0].load_state_dict(adapt_in_chans(body_weights(arch, fn), learn.model[0].state_dict()))   # other than 3 bands: timm's adaptation
     learn.freeze()
 
+# %% ../nbs/03_model.ipynb #85637778
 def check_pretrained(w:Weights|None, # Fetched weights (`fetch_weights`), or None
                      arch:str|Callable, # The encoder
                      decoder:str, # The decoder
@@ -210,6 +214,7 @@ class DeviceSmoothLoss(AvgSmoothLoss):
         self.val = torch.lerp(l, self.val.to(l.device), self.beta)
     def __getstate__(self): return {**self.__dict__, 'val': self.val.detach().cpu()}   # pickled (model.pkl) from the host
 
+# %% ../nbs/03_model.ipynb #51ef4a1c
 class BarProgressCallback(ProgressCallback):
     "fastai's progress bars, with the smoothed loss read into the comment at most once a second instead of every batch"
     @property
@@ -219,6 +224,7 @@ class BarProgressCallback(ProgressCallback):
         t = time.monotonic()
         if hasattr(self, 'smooth_loss') and t - getattr(self, '_shown', 0) >= 1: self._shown = t; self.pbar.comment = f'{self.smooth_loss.item():.4f}'
 
+# %% ../nbs/03_model.ipynb #4c4a3f89
 class HostLosses(Callback):
     "The recorder's smoothed losses, kept on the device during an epoch, read to the host at its end in one copy; a loader's kept worker processes stopped at the end of a fit"
     order = Recorder.order + 1   # after the recorder
@@ -233,6 +239,7 @@ class HostLosses(Callback):
         if torch.is_tensor(getattr(self.learn, 'smooth_loss', None)): self.learn.smooth_loss = self.learn.smooth_loss.detach().cpu()   # not a GPU tensor in model.pkl
         for dl in self.dls.loaders: close_workers(dl)
 
+# %% ../nbs/03_model.ipynb #a4831702
 def sync_free(learn:Learner)->Learner:
     "`learn` with a smoothed loss kept on the device, read to the host once per epoch, and a progress bar that reads it once a second"
     learn.recorder.smooth_loss = DeviceSmoothLoss(learn.recorder.smooth_loss.beta)
@@ -264,6 +271,7 @@ def image_digest(fn:Path|str, # An image file
             for i in range(8): f.seek((n - 4096) * i // 7); h.update(f.read(4096))
     return h.hexdigest()[:16]
 
+# %% ../nbs/03_model.ipynb #354fe96a
 class TrainingRecord:
     "What a learner trained on, exported with it: its images' `Imagery`, their band statistics, and the digests of its training images"
     def __init__(self, imagery:dict|None=None, # `Imagery.to_dict()` of the training images; None: not known
@@ -301,6 +309,7 @@ def dls_bands(dls:DataLoaders)->int:
     sb = batch_part(dls, ScaleBands)
     return 3 if sb is None else len(sb.lo)
 
+# %% ../nbs/03_model.ipynb #df00a072
 def _pictures(dls)->bool: return batch_part(dls, ScaleBands) is None
 
 def _timm_learner(dls, name, n, fn, self_attention, wstats=None, **kwargs)->Learner:
@@ -338,7 +347,7 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
                 decoder:str='unet', # An architecture of `decoders`: SMP's U-Net (the default), FPN, ..., or 'fastai' (the seed's self-attention `DynamicUnet`)
                 self_attention:bool=True, # The seed's self-attention U-Net (decoder 'fastai')
                 opt_func:Callable=seg_opt, # The optimizer (default: torch's AdamW, above)
-                channels_last:bool=True, # Model and batches in channels-last memory format (faster on CPUs and GPUs; `02d_speed`)
+                channels_last:bool=True, # Model and batches in channels-last memory format (faster on CPUs and GPUs; `02d_compiled`)
                 compile:bool|str=False, # Compile the U-Net for each fit: True (inductor) or a backend of `compile_backends`
                 **kwargs, # Passed to `unet_learner` (decoder 'fastai') or `Learner`
                )->Learner:

@@ -15,8 +15,8 @@ from fastai.torch_core import rank_distrib
 from .distributed import setup_rank, run_name
 from .launch import run_launch
 from .weights import read_learner
+from .config import *
 from .recipe import *
-from .recipe import run_data
 
 # %% auto #0
 __all__ = ['RankError', 'nb_worker', 'launch_nb', 'train_nb']
@@ -25,6 +25,7 @@ __all__ = ['RankError', 'nb_worker', 'launch_nb', 'train_nb']
 class RankError(RuntimeError):
     "A process of `launch_nb` failed: the message names the rank and holds its traceback"
 
+# %% ../nbs/05e_notebook.ipynb #76e060d0
 def nb_worker(d:str|Path):
     "What each process of `launch_nb` runs: the pickled call; rank 0's result pickled back; a failing rank's traceback kept"
     d, rank = Path(d), rank_distrib()
@@ -39,6 +40,7 @@ def nb_worker(d:str|Path):
     if dist.is_initialized():   # leave together: a rank that exits while the group is alive can abort in gloo's threads
         dist.barrier(); dist.destroy_process_group()
 
+# %% ../nbs/05e_notebook.ipynb #b69d3ab3
 def launch_nb(fn, # A function: defined in the notebook, or importable
               *args, # Its arguments (pickled)
               cpus:int|None=None, # Number of CPU processes (gloo); or

@@ -20,7 +20,7 @@ from .plots import image_view
 from .read import size_hw
 from .augment import ScaleBands
 from .engine import *
-from .speed import compile_option
+from .compiled import compile_option
 
 # %% auto #0
 __all__ = ['palette_png', 'overlay', 'tile_starts', 'tile_weights', 'predict_tiled', 'image_batch', 'open_image', 'predict_masks',
@@ -36,6 +36,7 @@ def palette_png(mask:np.ndarray, # (H, W) class indices
     im.putpalette(palette.ravel().tolist() + [0] * (768 - palette.size))
     return im
 
+# %% ../nbs/05b_predict.ipynb #32c9647a
 def overlay(img:Image.Image, # The image
             mask:np.ndarray, # Its (H, W) class indices
             palette:np.ndarray, # (n, 3) uint8
@@ -50,6 +51,7 @@ def tile_starts(n:int, tile:int, stride:int)->list:
     "Window starts covering `n` pixels with windows of `tile` every `stride`, the last flush with the end"
     return [0] if n <= tile else sorted(set(range(0, n - tile, stride)) | {n - tile})
 
+# %% ../nbs/05b_predict.ipynb #018fa47e
 def tile_weights(tile:int)->Tensor:
     "A (tile, tile) blending weight: a sine window, 1 in the middle, near 0 at the edges"
     w = torch.sin(torch.pi * (torch.arange(tile) + 0.5) / tile)
@@ -109,6 +111,7 @@ def image_batch(imgs:list, # PIL images, or (C, H, W) float tensors in 0..1 (ban
     if imgs and isinstance(imgs[0], Tensor): return torch.stack([resize_bands(x, (h, w)) for x in imgs])
     return torch.stack([image2tensor(im.resize((w, h), Image.BILINEAR)) for im in imgs]).float().div(255)   # fastai's squish Resize
 
+# %% ../nbs/05b_predict.ipynb #c4367674
 def open_image(reader:ImageReader, # How the model reads images
                fn:Path|str, # An image file
                skipped:list|None=None, # Where an unreadable file is noted as (file, reason); None: raise
@@ -120,6 +123,7 @@ def open_image(reader:ImageReader, # How the model reads images
         if skipped is None: raise ValueError(f'image {fn} cannot be read ({why})') from None
         skipped.append((Path(fn), why))
 
+# %% ../nbs/05b_predict.ipynb #b6d6a463
 def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `inference_model`)
                   fns:list, # Image files
                   bs:int=8, # Images (whole) or windows (tiles) per batch
@@ -175,6 +179,7 @@ def check_input(want:Imagery, # What the model trained on (`LearnerModel.imagery
         return f'{fn} is {what}, and the model was trained on {exp}', None
     return None, None
 
+# %% ../nbs/05b_predict.ipynb #434e18ac
 def check_inputs(model, # A `LearnerModel` or `OnnxModel`
                  fns:list, # Image files
                 )->list: # The notes said
@@ -203,7 +208,7 @@ def check_predict_options(bs:int=8, # Images or windows per batch
         if tile < 32 or tile % 32: raise ValueError(f'--tile {tile}: the U-Net needs a multiple of 32, e.g. {max(32, tile // 32 * 32)}')
         if not 0 <= overlap < 1: raise ValueError(f'--overlap {overlap}: give a share of the window in [0, 1), e.g. 0.25')
 
-
+# %% ../nbs/05b_predict.ipynb #7b299534
 def geo_tiff(fn:Path|str)->bool:
     "Whether `fn` is a GeoTIFF: a TIFF whose first page has GeoTIFF's keys or tie points (a coordinate system and a place)"
     if not is_tiff(fn): return False
@@ -212,6 +217,7 @@ def geo_tiff(fn:Path|str)->bool:
         return 34735 in tags or 33922 in tags   # GeoKeyDirectoryTag, ModelTiepointTag
     except Exception: return False
 
+# %% ../nbs/05b_predict.ipynb #db2aea5f
 def write_geotiff(mask:np.ndarray, # (H, W) class indices, `ignore_index` where the image is nodata
                   src:Path|str, # The GeoTIFF it was predicted from
                   dst:Path|str, # The mask's GeoTIFF
@@ -230,6 +236,7 @@ def write_geotiff(mask:np.ndarray, # (H, W) class indices, `ignore_index` where 
             d.update_tags(classes=json.dumps(list(codes)), nodata=f'{ignore_index}: no class predicted (the image is nodata there)')
             d.update_tags(1, **{f'class_{i}': str(c) for i, c in enumerate(codes)})
 
+# %% ../nbs/05b_predict.ipynb #cc9107a7
 def output_plan(images:Path|str, # Folder of images (searched recursively) or one image
                 out:Path|str, # Folder for the masks
                )->tuple: # ({image: mask path}, note for the user or None)
@@ -260,6 +267,7 @@ def output_plan(images:Path|str, # Folder of images (searched recursively) or on
                           f"which needs rasterio: pip install 'segdist_nb[geo]'")
     return plan, note
 
+# %% ../nbs/05b_predict.ipynb #0cdf55d6
 def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an `.onnx` file, or a `Learner`
                    images:Path|str, # Folder of images (searched recursively) or one image
                    out:Path|str, # Folder for the masks (created)
@@ -315,6 +323,7 @@ def engine_options(p:argparse.ArgumentParser, # A command's parser
                    'torch-bf16 (bf16 autocast: about twice as fast on CPUs with AVX512-BF16 or AMX); onnx')
     return compile_option(p, 'the PyTorch model (with --engine torch or torch-bf16)')
 
+# %% ../nbs/05b_predict.ipynb #25d4e113
 def predict_parser()->argparse.ArgumentParser:
     "The options of `segdist-predict`"
     p = argparse.ArgumentParser(prog='segdist-predict', description='Predict index masks (palette PNGs) for a folder of images with a trained '
@@ -326,6 +335,7 @@ def predict_parser()->argparse.ArgumentParser:
     p.add_argument('--sz', type=int, help='model input size for whole images (default: its last training size)')
     return engine_options(p)
 
+# %% ../nbs/05b_predict.ipynb #26693f32
 def segdist_predict(argv:list|None=None, # Command-line arguments (default: the process's)
                    ):
     "Console entry point `segdist-predict`: index masks for a folder of images with a trained model (.pkl or .onnx)"

@@ -34,6 +34,7 @@ def mark_output(folder:Path|str, # A folder this library writes its outputs to (
     fn.write_text(json.dumps(dict(by=by, written=time.strftime('%Y-%m-%d %H:%M:%S'), **info)))
     return folder
 
+# %% ../nbs/00_read.ipynb #ffefef5a
 def is_output(folder:Path|str)->bool: return (Path(folder)/output_marker).exists()
 
 # %% ../nbs/00_read.ipynb #b1f18437
@@ -43,6 +44,7 @@ def say_once(msg:str):
     if msg in _said or rank_distrib(): return
     _said.add(msg); print(msg, file=sys.stderr, flush=True)
 
+# %% ../nbs/00_read.ipynb #82997f62
 def _by(folder)->str:
     try: return json.loads((Path(folder)/output_marker).read_text())['by']
     except Exception: return 'segdist_nb'
@@ -118,6 +120,7 @@ class MaskPath:
         more = (f', images={str(self.images)!r}' if self.images is not None else '') + (f', strip={self.strip!r}' if self.strip else '')
         return f'MaskPath({str(self.path)!r}, {self.tmpl!r}{more})'
 
+# %% ../nbs/00_read.ipynb #bb05f06d
 class SplitMasks:
     "The mask of an image by the `MaskPath` of the first split whose image folder (`MaskPath.images`) holds it"
     def __init__(self, fns:list, # One `MaskPath` per split, each with its `images` folder
@@ -144,6 +147,7 @@ ignore_index = 255   # what `MaskReader` makes of ignored pixels; the loss's `ig
 class MaskError(ValueError):
     "A mask that cannot be read as class indices: the message names the file and the fix"
 
+# %% ../nbs/00_read.ipynb #1702009a
 _bad_mask_modes = {'CMYK', 'YCbCr', 'LAB', 'HSV'}
 _colour_modes = {'RGB', 'RGBA'}
 
@@ -158,6 +162,7 @@ def palette_colours(palette:list, # One entry per class: a grey level (0..255) o
         raise ValueError(f'palette {palette!r}: give one entry per class, a grey level 0..255 or an [r, g, b] colour')
     return np.array(cols, np.int64).reshape(-1, 3)
 
+# %% ../nbs/00_read.ipynb #df5850af
 def nearest_colour(rgb:np.ndarray, # (k, 3) colours
                    cols:np.ndarray, # (m, 3) palette colours
                   )->tuple: # (index of the nearest palette colour, its difference), each (k,)
@@ -301,6 +306,7 @@ class MaskReader:
 # %% ../nbs/00_read.ipynb #ed9b76b3
 def is_tiff(fn:Path|str)->bool: return Path(fn).suffix.lower() in ('.tif', '.tiff')
 
+# %% ../nbs/00_read.ipynb #d6bdaac8
 _pil_depth = {'1': ('uint8', 1), 'L': ('uint8', 1), 'P': ('uint8', 1), 'LA': ('uint8', 2), 'PA': ('uint8', 2), 'RGB': ('uint8', 3),
               'YCbCr': ('uint8', 3), 'RGBA': ('uint8', 4), 'RGBX': ('uint8', 4), 'CMYK': ('uint8', 4), 'I;16': ('uint16', 1),
               'I;16L': ('uint16', 1), 'I;16B': ('uint16', 1), 'I;16N': ('uint16', 1), 'I': ('int32', 1), 'F': ('float32', 1)}
@@ -333,6 +339,7 @@ def read_image(fn:Path|str, # An image file
         a = a[..., [b - 1 for b in bands]]
     return np.ascontiguousarray(a)
 
+# %% ../nbs/00_read.ipynb #a966c56c
 def _alpha(t)->int:
     "Alpha samples of a TIFF whose colours are RGB (photometric RGB with associated or unassociated alpha extra samples)"
     p = t.pages[0]
@@ -358,6 +365,7 @@ def image_nodata(fn:Path|str, # An image file
     except Exception: return None
     return None if v is None else int(v) if v.is_integer() else v   # nan stays a float
 
+# %% ../nbs/00_read.ipynb #fcda62fa
 def nodata_pixels(a:np.ndarray, # (H, W, C) image at its depth (`read_image`)
                   nodata:float|int|None, # The nodata value
                  )->np.ndarray|None: # (H, W) bool, or None without a nodata value
@@ -366,6 +374,7 @@ def nodata_pixels(a:np.ndarray, # (H, W, C) image at its depth (`read_image`)
     if isinstance(nodata, float) and np.isnan(nodata): return np.isnan(a).all(-1) if a.dtype.kind == 'f' else np.zeros(a.shape[:2], bool)
     return (a == nodata).all(-1)
 
+# %% ../nbs/00_read.ipynb #c9feef78
 class Imagery:
     "What a data set's images are: 8-bit pictures read as fastai reads them (`plain`), or bands at their depth"
     def __init__(self, dtype:str|None='uint8', # The images' numpy dtype (None: not known, a model from before it was recorded)
@@ -390,6 +399,7 @@ class Imagery:
     @classmethod
     def from_dict(cls, d:dict)->Imagery: return cls(**{k: d.get(k) for k in ('dtype', 'n', 'bands', 'tiff', 'nodata')})
 
+# %% ../nbs/00_read.ipynb #184be0ce
 def imagery(fn:Path|str, # An image of the data set
             bands:list|None=None, # `bands:` of its description
            )->Imagery:

@@ -42,6 +42,7 @@ class RunLog(Callback):
             if new: w.writerow(['stage', 'name', 'epoch'] + names)
             w.writerow(vals)
 
+# %% ../nbs/04c_runfolder.ipynb #ce50afdb
 def trim_log(fn:Path, meta:dict):
     "Drop the rows of `metrics.csv` after the checkpoint, which the resumed run will write again"
     if not fn.exists(): return
@@ -92,12 +93,14 @@ def run_patterns(stages:list, # The run's stages (their `name`s)
     return [*run_top, *(f"models/{st['name']}{s}" for st in stages for s in ('.pth', '.tmp.pth')),
             *(f'ckpt/last{s}' for s in ('.pth', '.prev.pth', '.pth.tmp')), 'ranks/rank*.json', 'tb/events.out.tfevents.*', 'tb/.results_*.png']
 
+# %% ../nbs/04c_runfolder.ipynb #272753a3
 def mark_run(out:Path, # The run folder (created)
              stages:list, # The run's stages
             )->Path:
     "Mark `out` as a run's folder (never read as input), recording the files the run writes there"
     return mark_output(out, 'train.py', files=run_patterns(stages))
 
+# %% ../nbs/04c_runfolder.ipynb #f00129d7
 def clear_run(out:Path, # A run folder
              )->tuple: # (the files removed, the files kept), relative to `out`
     "Remove the files an earlier run recorded writing in `out` (`mark_run`; `run_patterns` of its config for older runs), and nothing else"
@@ -126,6 +129,7 @@ def plot_losses(out:Path, fn:Path|None=None):
     ax.set_xlabel('epoch (all stages)'); ax.set_ylabel('loss'); ax.legend(fontsize=8)
     savefig(fig, fn or out/'loss.png')
 
+# %% ../nbs/04c_runfolder.ipynb #11f322dc
 def plot_results(learn:Learner, fn:Path, n:int=4):
     "Validation images, true masks and predicted masks, in the class palette"
     xb, yb = learn.dls.valid.one_batch()
@@ -136,6 +140,7 @@ def plot_results(learn:Learner, fn:Path, n:int=4):
     n = min(n, len(xb))
     plot_triplets([(imgs[i].permute(1, 2, 0).cpu().clamp(0, 1), yb[i].cpu(), pred[i].cpu()) for i in range(n)], learn.codes, fn)
 
+# %% ../nbs/04c_runfolder.ipynb #4fecbe36
 def save_plots(learn:Learner, out:Path):
     "loss.png, iou.png, results.png and confusion.png in the run folder (the last two as `segdist-eval` draws them)"
     stats = first(m.stats for m in learn.metrics if isinstance(m, SegMetric))

@@ -44,6 +44,7 @@ def pool_rounds(runs:dict, # {processes: worker result} so far
 # %% ../nbs/06a_scaling.ipynb #34d96c98
 def rep_stats(v:list)->dict: return dict(median=float(np.median(v)), min=float(np.min(v)), max=float(np.max(v)), reps=len(v))
 
+# %% ../nbs/06a_scaling.ipynb #0d46be43
 def summarize(runs:dict, # {processes: worker result}
               cfg:dict)->dict:
     "Medians, spreads, speed-ups, efficiency, overhead and the scaling model's prediction"

@@ -95,6 +95,7 @@ def random_paths(n:int, # Number of paths
     comp = lambda: ''.join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 6)))
     return [Path('/'.join(comp() for _ in range(rnd.randint(1, depth)))) for _ in range(n)]
 
+# %% ../nbs/01_split.ipynb #caae95f7
 def random_names(paths:list, # Paths to cut names out of
                  v:int, # Number of names
                  seed:int=0, # Random seed

@@ -13,10 +13,11 @@ from fastai.torch_core import rank_distrib
 from .cache import parse_size
 from .describe import layout_options
 from .model import precision_option
-from .speed import compile_option
+from .compiled import compile_option
 from .decoders import decoders, size_rule
 from .augment import aug_presets
 from .distributed import comm_hooks, run_name
+from .config import *
 from .recipe import *
 
 # %% auto #0
@@ -69,6 +70,7 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--keep', choices=keep_choices, help="what a finished run keeps: 'final' (model.pkl, the default), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)")
     return p
 
+# %% ../nbs/05_train.ipynb #a29d1eeb
 def config_from_args(argv:list|None=None)->tuple:
     "(config, run folder, resume, restart) from command-line arguments"
     a = train_parser().parse_args(argv)

@@ -46,6 +46,7 @@ class Weights:
     path:Path|None=None # The local file: the one given, or the one fetched into the cache
     sha256:str|None=None # Of the local file, once fetched
 
+# %% ../nbs/02f_weights.ipynb #8f791ba0
 def no_weights(pretrained)->bool:
     "Whether `pretrained` asks to train from scratch: False, None, 'false' or 'none'"
     return pretrained is None or pretrained is False or (isinstance(pretrained, str) and pretrained.strip().lower() in ('false', 'none', 'no', ''))
@@ -124,6 +125,7 @@ def local_first(f:Callable, # Called as `f(first)`: True on each node's first pr
     if local != 0: res = f(False)
     return res
 
+# %% ../nbs/02f_weights.ipynb #e0fbadf6
 def cache_path(w:Weights)->Path:
     "Where `w`'s library caches it: torch.hub's `$TORCH_HOME/hub/checkpoints/FILE`, the Hub's `$HF_HOME/hub/models--ORG--NAME`; a given file's own path"
     if w.source == 'torch.hub': return Path(torch.hub.get_dir())/'checkpoints'/Path(urlparse(w.url).path).name
@@ -188,6 +190,7 @@ def file_sha256(fn:Path|str)->str:
     st = Path(fn).stat()
     return _sha256(str(Path(fn).resolve()), st.st_size, st.st_mtime_ns)
 
+# %% ../nbs/02f_weights.ipynb #4cc4b1fd
 _fetched = {}   # (source, URL or repository, revision, cache) -> file: what this process fetched; a run builds its learner at every stage
 
 def fetch_weights(w:Weights|None, # From `find_weights`
@@ -227,6 +230,7 @@ def read_learner(fn:Path|str, # A run's model.pkl, named by the user
         warnings.filterwarnings('ignore', message='load_learner` uses', category=UserWarning)
         return load_learner(fn, cpu=cpu)
 
+# %% ../nbs/02f_weights.ipynb #7ae08347
 @functools.lru_cache(maxsize=2)
 def _read_run(fn:str, mtime:int)->AttrDict:
     learn = read_learner(fn)
@@ -244,6 +248,7 @@ def read_run(fn:Path|str, # An earlier run's folder, or its model.pkl
     if not fn.is_file(): raise FileNotFoundError(f'{fn} does not exist: give the folder of a finished run, or its model.pkl (--pretrained, pretrained=)')
     return _read_run(str(fn.resolve()), fn.stat().st_mtime_ns)
 
+# %% ../nbs/02f_weights.ipynb #42be070f
 def check_run(run:AttrDict, # From `read_run`
               arch:str|Callable, # This run's encoder
               decoder:str, # This run's decoder
@@ -260,6 +265,7 @@ def head_keys(model:nn.Module)->list:
     else: pre = [n for n, c in model.named_children() if any(True for _ in c.parameters())][-1] + '.'
     return [k for k in model.state_dict() if k.startswith(pre)]
 
+# %% ../nbs/02f_weights.ipynb #bd1ac1c3
 _said = set()
 
 def load_run(model:nn.Module, # A new model (`seg_learner`'s) of the run's encoder and decoder

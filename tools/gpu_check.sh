@@ -10,10 +10,10 @@
 #           checks    tools/gpu_check.py: the `cuda` cells of chapters 00c, 03 and 04 (the side-stream copy, steps with
 #                     no host sync under `set_sync_debug_mode('error')`, the recipe's own callbacks included, mixed
 #                     precision chosen by device, nccl's broadcast), and the notebook launcher on the GPU
-#           bench     segdist-bench --gpus 1, 256 px, bf16, batch 32, epochs of 1,024 images: the learner from the cache
+#           bench     segdist-bench scaling --gpus 1, 256 px, bf16, batch 32, epochs of 1,024 images: the learner from the cache
 #                     against plain PyTorch fed from memory, for SMP's U-Net (the default) and the seed's DynamicUnet
 #   tier 2  train     a short run from the cache on the GPU (the demo config, bf16), then segdist-predict
-#           speed     segdist-bench --speed --gpus 1, 256 px, bf16: one process's training step and inference engines
+#           speed     segdist-bench speed --gpus 1, 256 px, bf16: one process's training step and inference engines
 # Python: $PYTHON, else ./.venv/bin/python, else python3, whichever imports torch with CUDA. The wheels, made on a
 # machine with a package index for the GPU machine's Python (3.12 there), into ./.whl (ignored by git; carried):
 #   pip download -d .whl --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
@@ -64,12 +64,12 @@ else
   step 1 60 install "$py" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 fi
 
-bench=(-m segdist_nb.benchmark --gpus 1 --sz 256 --bs 32 --precision bf16 --epoch-items 1024 --warmup 5 --steps 10 --reps 5
+bench=(-m segdist_nb.benchmark scaling --gpus 1 --sz 256 --bs 32 --precision bf16 --epoch-items 1024 --warmup 5 --steps 10 --reps 5
        --kinds learner_cache,plain --no-pipeline --no-split)
 step 1 110 checks "$py" tools/gpu_check.py "$out"
 step 1 95 bench_unet "$py" "${bench[@]}" --out "$out/bench_unet"
 step 1 95 bench_fastai "$py" "${bench[@]}" --decoder fastai --data "$out/bench_unet/synth" --out "$out/bench_fastai"
 step 2 60 train "$py" train.py --config configs/demo.yaml --pretrained false --precision bf16 --out "$out/run"
 step 2 20 predict "$py" -m segdist_nb.predict "$out/run/model.pkl" data/synth/images "$out/pred" --bs 32
-step 2 40 speed "$py" -m segdist_nb.benchmark --speed --gpus 1 --sz 256 --bs 16 --calib 0 --out "$out/speed"
+step 2 40 speed "$py" -m segdist_nb.benchmark speed --gpus 1 --sz 256 --bs 16 --calib 0 --out "$out/speed"
 [ $dry = 1 ] || log "done: figures in $out"
