@@ -23,7 +23,6 @@ from .engine import model_size
 from .split import bench_split
 from .launch import run_launch
 from .measure import *
-from .measure import bench_kinds
 from .scaling import *
 from .scaling import rep_stats
 

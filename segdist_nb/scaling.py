@@ -1,4 +1,4 @@
-"""From the figures of each launch to speed-ups, efficiency and overhead, and a model of scaling that says what N processes should give.
+"""What each process of a launch measures, and from those figures to speed-ups, efficiency and overhead, and a model of scaling that says what N processes should give.
 
 Docs: https://segdist.github.io/segdist_nb/scaling.html.md"""
 
@@ -6,12 +6,122 @@ Docs: https://segdist.github.io/segdist_nb/scaling.html.md"""
 
 # %% ../nbs/06a_scaling.ipynb #02a10e75
 from __future__ import annotations
-import numpy as np
+import time
+from pathlib import Path
+import numpy as np, torch, torch.distributed as dist
 from fastcore.all import *
-from .measure import bench_kinds
+from fastai.vision.all import *
+from fastai.distributed import *
+from .dls import *
+from .cache import *
+from .model import *
+from .distributed import *
+from .measure import *
 
 # %% auto #0
-__all__ = ['interconnects', 'predict_speedup', 'pool_rounds', 'rep_stats', 'summarize']
+__all__ = ['bench_kinds', 'interconnects', 'plain_batches', 'mem_dls', 'synth_items', 'bench_worker', 'predict_speedup',
+           'pool_rounds', 'rep_stats', 'summarize']
+
+# %% ../nbs/06a_scaling.ipynb #e58aef27
+def plain_batches(dls, n:int)->list:
+    "`n` training batches of `dls` as plain tensors on its device (this rank's share under DDP)"
+    out = []
+    while len(out) < n:
+        for x, y in dls.train:
+            out.append((TensorBase(x).as_subclass(torch.Tensor), TensorBase(y).as_subclass(torch.Tensor).long()))
+            if len(out) == n: break
+    return out
+
+# %% ../nbs/06a_scaling.ipynb #7a4df806
+def mem_dls(dls, n:int)->DataLoaders:
+    "fastai `DataLoaders` over `n` training batches of `dls` kept on its device as stored (uint8), with its batch transforms: no loading, the same augmentation"
+    raw, items = dls.train.new(after_batch=None, shuffle=False), []
+    for x, y in raw:
+        items += [(x[i].as_subclass(torch.Tensor), y[i].as_subclass(torch.Tensor)) for i in range(len(x))]
+        if len(items) >= n * dls.bs: break
+    tf = lambda si: Pipeline(dls.train.after_batch.fs, split_idx=si)   # the loaders' own transforms, for training and for validation
+    return DataLoaders(DataLoader(items, bs=dls.bs, shuffle=True, drop_last=True, device=dls.device, after_batch=tf(0)),
+                       DataLoader(items[:dls.bs], bs=dls.bs, device=dls.device, after_batch=tf(1)), device=dls.device)
+
+def _allreduce_s(nbytes:int, reps:int=5)->float|None:
+    "Median seconds of an all-reduce of `nbytes` (fp32) across the process group"
+    if not (dist.is_initialized() and dist.get_world_size() > 1): return None
+    t = torch.zeros(nbytes // 4, device='cuda' if dist.get_backend() == 'nccl' else 'cpu')
+    ts = []
+    for _ in range(reps + 1):
+        dist.barrier(); t0 = time.perf_counter()
+        dist.all_reduce(t)
+        if t.is_cuda: torch.cuda.synchronize()
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts[1:]))
+
+# %% ../nbs/06a_scaling.ipynb #de6c7ac0
+def synth_items(bs:int, procs:int, epoch_items:int)->int:
+    "Pairs of the benchmark's synthetic set: `epoch_items` training images an epoch, at least 4 batches a process, and a fifth more to validate"
+    return -(-max(epoch_items, 4 * bs * procs) * 5 // 4)   # epochs as long as a data set's, so that their starts weigh what they would
+
+# %% ../nbs/06a_scaling.ipynb #4565dbc3
+bench_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook', 'learner_nohook', 'learner_accum', 'learner_accum_fastai')   # what a worker measures (see above)
+
+def bench_worker(cfg:dict)->dict|None:
+    "Measure the learner (from PNGs, from the cache, in memory), plain PyTorch and the input pipeline in this process"
+    rank = setup_rank(seed=0)
+    ws = max(1, num_distrib())
+    say = lambda s: print0(f'  {ws} process(es): {s}', flush=True)
+    data = Path(cfg['data'])   # `bench` made the synthetic set, when there is no data set, once for every process count
+    dls = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False)
+    dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], check=False, cache=Path(cfg['out'])/'cache')   # as a run has it: no worker processes, the loader's thread
+    per_epoch = len(dlc.train) // ws   # this rank's batches in an epoch
+    reps = max(cfg['reps'], -(-(per_epoch + 1 - cfg['warmup']) // cfg['steps']))   # the timed repetitions reach past the first epoch's end
+    at = rep_marks(cfg['warmup'], cfg['steps'], reps)
+    n = at[-1]
+    cache = dlc.train.cache   # of the description's train and valid images (data.yaml, or today's layout)
+    arch = cfg['arch']   # a torchvision ResNet or a timm model (chapter 02c)
+    ddp_kw = dict(bucket_cap_mb=cfg['bucket_mb'], static_graph=cfg['static_graph'], gradient_as_bucket_view=cfg['bucket_view'],
+                  comm_hook=cfg.get('comm_hook'), powersgd_rank=cfg.get('powersgd_rank', 1), powersgd_warmup=cfg.get('powersgd_warmup', 2))
+    def learner(d):
+        set_seed(0)
+        return seg_learner(d, arch, precision=cfg['precision'], pretrained=False, decoder=cfg.get('decoder', 'fastai'))
+    learn = learner(dls)
+    res = dict(processes=ws, device=str(dls.device), precision=learn.precision, reps=reps, epoch_batches=per_epoch, epoch_starts=(n - 1) // per_epoch)
+    res['n_params'] = sum(p.numel() for p in learn.model.parameters() if p.requires_grad)
+    imgs = cfg['bs'] * ws
+    def fit_times(l, cbs=(), kw=ddp_kw):
+        tm = StepTimer(at)
+        with l.no_bar(), l.no_logging(), l.distrib_ctx(sync_bn=False, kwargs_handlers=[ddp_kwargs(**kw)]):
+            l.fit(10_000, 1e-3, cbs=[tm, *cbs])
+        return tm.times
+    todo = set(cfg.get('kinds') or bench_kinds)
+    def timed(key, what, times):
+        if key not in todo: return
+        res[key] = rep_throughput(times(), cfg['steps'], imgs)
+        say(f'{what}: {np.median(res[key]):.2f} images/s')
+    batches = plain_batches(dls, min(n, 32))
+    timed('learner', 'learner from PNGs', lambda: fit_times(learn))
+    timed('learner_cache', 'learner from the cache', lambda: fit_times(learner(dlc)))
+    def mem_learner(): l = learner(dls); l.dls = mem_dls(dlc, min(n, 32)); return l
+    timed('learner_mem', 'learner fed from memory', lambda: fit_times(mem_learner()))
+    timed('plain', 'plain PyTorch', lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=ddp_kw))
+    timed('plain_nosync', 'plain PyTorch without all-reduce',
+          lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=ddp_kw, sync=False))
+    if ddp_kw['comm_hook']:
+        nohook = dict(ddp_kw, comm_hook=None)
+        timed('plain_nohook', f'plain PyTorch without {ddp_kw["comm_hook"]}', lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=nohook))
+        timed('learner_nohook', f'learner from the cache without {ddp_kw["comm_hook"]}', lambda: fit_times(learner(dlc), kw=nohook))
+    if cfg.get('accum', 1) > 1:
+        a = cfg['accum']
+        timed('learner_accum', f'learner from the cache, NoSyncAccumulation of {a}', lambda: fit_times(learner(dlc), [NoSyncAccumulation(a, cfg['bs'])]))
+        timed('learner_accum_fastai', f"learner from the cache, fastai's GradientAccumulation of {a}",
+              lambda: fit_times(learner(dlc), [GradientAccumulation(a * cfg['bs'])]))
+    res['comm_bytes'] = comm_bytes(learn.model)
+    if ddp_kw['comm_hook'] == 'powersgd': res['comm_bytes_powersgd'] = comm_bytes(learn.model, ddp_kw['powersgd_rank'])
+    res['pipeline'], res['pipeline_cache'] = pipeline_rate(dls.train), pipeline_rate(dlc.train, 32)   # items/s of one process
+    res['epoch_start_s'] = dict(png=epoch_start_s(dls.train), cache=epoch_start_s(dlc.train))   # apart from the steady rates above
+    res['allreduce_s'] = _allreduce_s(4 * res['n_params'])
+    res['n_train'] = len(dls.train_ds)
+    if dist.is_initialized():   # leave together: a rank that exits while the group is alive can abort in gloo's threads
+        dist.barrier(); dist.destroy_process_group()
+    return res if rank == 0 else None
 
 # %% ../nbs/06a_scaling.ipynb #5b3bd4ca
 interconnects = {  # bus bandwidth of a ring all-reduce, GB/s: typical figures, not measured here

@@ -3,7 +3,7 @@
     python tools/learner_vs_plain.py [--arch resnet34] [--decoder unet] [--steps 25] [--sz 64] [--bs 8]
 
 Both train the same model (`seg_learner`'s, one torch thread) on a synthetic set: the learner fed from memory with the
-loaders' batch transforms (`segdist_nb.measure._mem_dls`, the benchmark's in-memory row), the plain loop on batches made
+loaders' batch transforms (`segdist_nb.scaling.mem_dls`, the benchmark's in-memory row), the plain loop on batches made
 once (`plain_steps`, the benchmark's plain row). It prints each one's time per step and the ops whose CPU time differs
 most between them, per step: where a gap between the two rows of `segdist-bench` comes from, if it is not noise.
 """
@@ -12,7 +12,8 @@ from pathlib import Path
 import torch
 from torch.profiler import profile, ProfilerActivity
 from segdist_nb.all import *
-from segdist_nb.measure import plain_batches, mem_dls, StepTimer, plain_steps
+from segdist_nb.measure import StepTimer, plain_steps
+from segdist_nb.scaling import plain_batches, mem_dls
 
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 p.add_argument('--arch', default='resnet34'); p.add_argument('--decoder', default='unet')
