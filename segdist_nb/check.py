@@ -242,7 +242,7 @@ def segdist_check_data(argv:list|None=None, # Command-line arguments (default: t
         if p.is_dir() and not (p/'data.yaml').exists() and images is None and labels is None and not today:
             r = find_layout(p)
             if r is None: raise SpecError([f'{p} has no data.yaml, no images/ folder, and no common layout was found: describe it in a '
-                                           f'data.yaml (see the data sets chapter), or pass --images DIR and --labels TEMPLATE'])
+                                           f'data.yaml (see https://segdist.github.io/segdist_nb/describe.html), or pass --images DIR and --labels TEMPLATE'])
             txt, ask = layout_yaml(*r), [o.removeprefix('question: ') for o in r[1] if o.startswith('question: ')]
             if not write or ask:
                 print(f'{p} has no data.yaml; this one fits:\n\n{txt}\n' + (f'not written: {ask[0]}' if ask else f'write it with: segdist-check-data {data} --write')); raise SystemExit(1)

@@ -1,4 +1,4 @@
-"""What each process of the benchmark measures: the learner's steps, plain PyTorch's, and the input pipeline per core.
+"""The measurements a benchmark process makes: the learner's steps, plain PyTorch's, and the input pipeline per core.
 
 Docs: https://segdist.github.io/segdist_nb/measure.html.md"""
 

@@ -1,4 +1,4 @@
-"""The seed's recipe as data: progressive-resizing stages, each fit inside `distrib_ctx`, resumable, one run folder.
+"""The seed's recipe run: the checks before anything is written, each stage fit inside `distrib_ctx`, resumable, one run folder.
 
 Docs: https://segdist.github.io/segdist_nb/recipe.html.md"""
 

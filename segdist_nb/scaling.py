@@ -61,7 +61,7 @@ def synth_items(bs:int, procs:int, epoch_items:int)->int:
     return -(-max(epoch_items, 4 * bs * procs) * 5 // 4)   # epochs as long as a data set's, so that their starts weigh what they would
 
 # %% ../nbs/06a_scaling.ipynb #4565dbc3
-bench_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook', 'learner_nohook', 'learner_accum', 'learner_accum_fastai')   # what a worker measures (see above)
+bench_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook', 'learner_nohook', 'learner_accum', 'learner_accum_fastai')   # what a worker measures (chapter 06's list)
 
 def bench_worker(cfg:dict)->dict|None:
     "Measure the learner (from PNGs, from the cache, in memory), plain PyTorch and the input pipeline in this process"
