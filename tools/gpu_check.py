@@ -63,7 +63,7 @@ def recipe():
                 precision=json.loads((tmp/'nb_run'/'config.json').read_text())['precision'])
 
 def copy_ahead_check():
-    "00c's cuda cell: batches copied ahead on a side stream (pinned) equal those copied on the compute stream; an epoch reads nothing back"
+    "01c_dls's cuda cell: batches copied ahead on a side stream (pinned) equal those copied on the compute stream; an epoch reads nothing back"
     def epochs(pin):
         set_seed(0); dls = seg_dls(src, sz=32, bs=4, cache=tmp/'cache', device='cuda', pin_memory=pin)
         return [(x.cpu(), y.cpu()) for _ in range(2) for x, y in dls.train]

@@ -7,7 +7,7 @@
 # (its log says so). Everything goes to $OUT (default runs/gpu_check), one log per step.
 #   tier 1  install   the wheels in .whl, when fastai or segmentation_models_pytorch is missing (the GPU image has
 #                     torch, timm, accelerate, huggingface_hub, tifffile, ...; not fastai and its own, nor SMP)
-#           checks    tools/gpu_check.py: the `cuda` cells of chapters 00c, 03 and 04 (the side-stream copy, steps with
+#           checks    tools/gpu_check.py: the `cuda` cells of chapters 01c, 03 and 04 (the side-stream copy, steps with
 #                     no host sync under `set_sync_debug_mode('error')`, the recipe's own callbacks included, mixed
 #                     precision chosen by device, nccl's broadcast), and the notebook launcher on the GPU
 #           bench     segdist-bench scaling --gpus 1, 256 px, bf16, batch 32, epochs of 1,024 images: the learner from the cache
