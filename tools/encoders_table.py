@@ -7,18 +7,18 @@ the fewest validation pixels (from the first run). With --speed, training images
 here side by side, one process and one thread, at the last stage's size and batch (median of 5 steps after 2,
 rounds interleaved so that a slow moment of the machine hits every row).
 """
-import argparse, json, time, warnings
+import argparse, json, time
 from pathlib import Path
 import numpy as np, torch
-from fastai.vision.all import load_learner, set_seed
+from fastai.vision.all import set_seed
 from segdist_nb.dls import seg_dls
 from segdist_nb.model import seg_learner
 from segdist_nb.metrics import iou_table
+from segdist_nb.weights import read_learner
 
 def final_table(run):
     cfg = json.loads((run/'config.json').read_text())
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore'); learn = load_learner(run/'model.pkl')
+    learn = read_learner(run/"model.pkl")
     st = cfg['stages'][-1]
     learn.dls = seg_dls(cfg['data'], sz=st['sz'], bs=st['bs'], num_workers=0, check=False)
     res = learn.validate()
