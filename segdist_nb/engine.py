@@ -193,15 +193,17 @@ class OnnxModel:
         self.digests = set(json.loads(meta['trained_on'])) if 'trained_on' in meta else None
         self.reader = ImageReader(sc, self.imagery.nodata)
         self.engine = 'onnx int8' if 'int8' in meta else "onnx"
+    def padded(self, x:Tensor)->Tensor:
+        "`x` (N, bands, H, W) with its sides padded (edge pixels repeated) to the graph's multiple: what the graph takes"
+        ph, pw = -x.shape[-2] % self.multiple, -x.shape[-1] % self.multiple
+        return F.pad(x, (0, pw, 0, ph), mode='replicate') if ph or pw else x
     def probs(self, x:Tensor)->Tensor:
         "Class probabilities (N, C, H, W) of images `x` (N, bands, H, W) in 0..1; sides padded to a multiple of 32 and cropped back"
         h, w = x.shape[-2:]
         if self.fixed and (h, w) != self.fixed:
             raise ValueError(f'this ONNX model takes {self.fixed[0]}x{self.fixed[1]} images only (its adaptive pooling was exported for its training size), '
                              f'not {h}x{w}: predict whole images, tiles of {self.fixed[0]} (--tile), or use the model.pkl with --engine torch')
-        ph, pw = -h % self.multiple, -w % self.multiple
-        if ph or pw: x = F.pad(x, (0, pw, 0, ph), mode='replicate')
-        out = self.sess.run(None, {self.sess.get_inputs()[0].name: x.detach().cpu().float().numpy()})[0]
+        out = self.sess.run(None, {self.sess.get_inputs()[0].name: self.padded(x).detach().cpu().float().numpy()})[0]
         return torch.from_numpy(out[..., :h, :w]).softmax(1)
 
 # %% ../nbs/05a_engine.ipynb #89c3b4e8

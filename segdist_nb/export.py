@@ -61,7 +61,8 @@ def export_onnx(model, # A run's `model.pkl`, or a `Learner`
     m = inference_model(model, cpu=True, engine='torch')
     g = onnx_proto(m, opset)
     fixed = any(p.key == 'fixed' for p in g.metadata_props)   # a graph of the training size only (PSPNet's and UPerNet's pooling)
-    res = onnx_agreement(NormalizedModel(m.model, m.mean.cpu(), m.std.cpu()).eval(), g, [m.sz] + ([] if fixed else [(m.sz[0] + 32, 2 * m.sz[1])])) if check else {}
+    sz = tuple(-(-s // 32) * 32 for s in m.sz)   # the graph takes multiples of 32 (`OnnxModel.padded`): checked at the training size rounded up to one
+    res = onnx_agreement(NormalizedModel(m.model, m.mean.cpu(), m.std.cpu()).eval(), g, [sz] + ([] if fixed else [(sz[0] + 32, 2 * sz[1])])) if check else {}
     if check and (res['max_abs_diff'] > tol or res['argmax_agreement'] < 0.999):
         raise ValueError(f"{fn}: onnxruntime disagrees with PyTorch (largest logit difference {res['max_abs_diff']:.2e}, argmax "
                          f"agreement {res['argmax_agreement']:.4%}): report it with your torch and onnxruntime versions")
@@ -152,7 +153,7 @@ def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
     check_inputs(f32, trn + val + list(calib or []))   # calibrated and checked on images like the training images, or refused naming both
     cal = calib if calib is not None else [trn[i] for i in sorted(np.random.default_rng(seed).permutation(len(trn))[:n_calib])]
     class Reader(CalibrationDataReader):
-        def __init__(self): self.it = (dict(image=image_batch([f32.reader(f)[1]], f32.sz).numpy()) for f in cal)
+        def __init__(self): self.it = (dict(image=f32.padded(image_batch([f32.reader(f)[1]], f32.sz)).numpy()) for f in cal)
         def get_next(self): return next(self.it, None)
     with tempfile.TemporaryDirectory() as d, warnings.catch_warnings():
         warnings.simplefilter('ignore')
