@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/describe.html.md"""
 
 # %% ../nbs/00c_describe.ipynb #130579d8
 from __future__ import annotations
-import argparse, csv, json, os, shutil, sys
+import argparse, csv, json, os
 from collections import Counter
 from pathlib import Path
 import numpy as np, yaml
@@ -172,9 +172,9 @@ def _classes(root:Path, d:dict, where:str)->tuple:
         if len(pal) != len(codes): raise SpecError([f'{where}: palette: {len(pal)} colours for {len(codes)} classes: give one colour per class'])
     return codes, pal
 
-def _spec_file(fn:Path, images:str|None=None, labels:str|None=None)->DataSpec:
-    "A `DataSpec` from a `data.yaml`"
-    try: d = yaml.safe_load(fn.read_text()) or {}
+def _spec_file(fn:Path, images:str|None=None, labels:str|None=None, txt:str|None=None)->DataSpec:
+    "A `DataSpec` from a `data.yaml`, or from `txt` as if it were that file's text"
+    try: d = yaml.safe_load(fn.read_text() if txt is None else txt) or {}
     except yaml.YAMLError as e: raise SpecError([f'{fn} is not valid YAML: {e}']) from None
     if not isinstance(d, dict): raise SpecError([f'{fn}: expected a mapping of keys ({", ".join(spec_keys)})'])
     bad = [k for k in d if k not in spec_keys]
@@ -236,11 +236,7 @@ def _today(root:Path, images:str|None, labels:str|None, codes:list|None)->DataSp
 # %% ../nbs/00c_describe.ipynb #b416dced
 def spec_from_text(root:Path, txt:str)->DataSpec:
     "The `DataSpec` that `txt` would describe as `root/data.yaml`, without writing it"
-    fn = root/'.data.yaml.tmp'
-    try: fn.write_text(txt); spec = _spec_file(fn)
-    finally: fn.unlink(missing_ok=True)
-    spec.file = root/'data.yaml'
-    return spec
+    return _spec_file(Path(root)/'data.yaml', txt=txt)
 
 # %% ../nbs/00c_describe.ipynb #a80bfb5e
 cityscapes_names = ['road', 'sidewalk', 'building', 'wall', 'fence', 'pole', 'traffic light', 'traffic sign', 'vegetation', 'terrain',
