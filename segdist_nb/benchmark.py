@@ -24,7 +24,6 @@ from .split import bench_split
 from .launch import run_launch
 from .measure import *
 from .scaling import *
-from .scaling import rep_stats
 
 # %% auto #0
 __all__ = ['bench_modes', 'bench', 'report', 'plot_bench', 'bench_parser', 'bench_argv', 'segdist_bench', 'bench_speed',
@@ -74,7 +73,7 @@ def bench(n:int=2, # Processes to compare with one
         for k in sorted({1, n}):
             print(f"{k} process(es){f', round {rd + 1} of {rounds}' if rounds > 1 else ''}: starting", flush=True)
             fn = out/f'procs{k}.json'
-            r = run_launch([*(['--cpus', k] if cpus else ['--gpus', ','.join(map(str, range(k)))]), '-m', 'segdist_nb.benchmark',
+            r = run_launch([*(['--cpus', k] if cpus else ['--gpus', ','.join(map(str, range(k)))]), '-m', 'segdist_nb.benchmark', 'scaling',
                             '--worker', json.dumps(cfg), '--result', fn], timeout=3600, echo=True)
             if r.returncode != 0: raise RuntimeError(f'benchmark with {k} process(es) failed:\n{r.stderr[-3000:]}')
             got[k] = json.loads(fn.read_text())

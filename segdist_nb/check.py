@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 from fastcore.all import *
 from fastai.vision.all import *
-from fastai.distributed import rank0_first
 from .read import *
 from .describe import *
 from .split import *

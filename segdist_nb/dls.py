@@ -18,8 +18,6 @@ from .describe import *
 from .split import *
 from .check import *
 from .cache import *
-from .cache import CacheError
-from .augment import grid_resample
 from fastai.data.load import _loaders
 from torch.utils.data import get_worker_info
 
@@ -109,7 +107,7 @@ class CacheDL(TfmdDL):
 def _cache_kwargs(path:Path, fns:list, label_fn:Callable, item_sz, cache, reader=None, imagery=None)->dict:
     "`dataloaders` arguments that read the items from the cache (`CacheDL`)"
     if not isinstance(cache, SegCache): cache = seg_cache(path, fns, label_fn, None if cache is True else cache, item_sz, reader=reader, imagery=imagery)
-    want = None if item_sz is None else list((item_sz, item_sz) if isinstance(item_sz, int) else item_sz)
+    want = None if item_sz is None else list(size_hw(item_sz))
     if cache.man['size'] != want:
         raise ValueError(f"the cache {cache.folder} stores items at {cache.man['size'] or 'native size'}, but item_sz is {item_sz}: "
                          f"pass the same item_sz, or cache=True to use (or build) the cache for this one")

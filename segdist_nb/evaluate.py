@@ -18,7 +18,7 @@ from .dls import *
 from .metrics import *
 from .plots import *
 from .distributed import setup_rank, print0
-from .engine import inference_model, engines
+from .engine import inference_model
 from .predict import predict_masks, check_predict_options, check_inputs, engine_options
 from .model import image_digest
 

@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/predict.html.md"""
 
 # %% ../nbs/05b_predict.ipynb #2135db9b
 from __future__ import annotations
-import argparse, contextlib, importlib.util, inspect, io, json, os, sys, warnings
+import argparse, importlib.util, json, os, sys
 from pathlib import Path
 import numpy as np, torch, tifffile
 import torch.nn.functional as F
@@ -15,10 +15,7 @@ from fastcore.all import *
 from fastai.vision.all import *
 import fastprogress.fastprogress
 from fastprogress.fastprogress import progress_bar
-from .read import seg_palette, read_image, resize_bands, is_tiff, image_files, mark_output, image_info, image_nodata, nodata_pixels, Imagery, ignore_index, say_once
-from .plots import image_view
-from .read import size_hw
-from .augment import ScaleBands
+from .read import seg_palette, resize_bands, is_tiff, image_files, mark_output, image_info, Imagery, ignore_index, say_once, size_hw
 from .engine import *
 from .compiled import compile_option
 

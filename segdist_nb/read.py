@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/read.html.md"""
 
 # %% ../nbs/00_read.ipynb #76cd56f5
 from __future__ import annotations
-import difflib, json, os, sys, time
+import json, os, sys, time
 from collections import Counter
 from pathlib import Path
 import numpy as np, tifffile, torch

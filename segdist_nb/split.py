@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import ahocorasick
 from fastcore.all import *
-from fastai.data.transforms import FileSplitter, RandomSplitter
+from fastai.data.transforms import FileSplitter as _FileSplitter, RandomSplitter   # fastai's, not to be taken for the seed's rule (`SeedSplitter`, called FileSplitter before)
 from .read import *
 
 # %% auto #0
@@ -139,7 +139,7 @@ def valid_txt_splitter(path:Path|str, # Data set root holding `valid.txt`
         miss = [o for o in names if o not in have]
         if miss: raise DataError([f'{fn} lists {len(miss)} name(s) that are not image files, e.g. {miss[:3]}: '
                                   f'fix or remove those lines'])
-    return FileSplitter(fn)
+    return _FileSplitter(fn)
 
 # %% ../nbs/01_split.ipynb #f88e4f33
 def default_splitter(path:Path|str, # Data set root

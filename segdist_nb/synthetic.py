@@ -9,7 +9,7 @@ from __future__ import annotations
 import json, shutil
 from pathlib import Path
 import numpy as np, tifffile
-from PIL import Image, ImageDraw, ImageFilter
+from PIL import Image, ImageDraw
 from fastcore.all import *
 from fastai.torch_core import num_distrib
 from fastai.distributed import rank0_first
