@@ -10,7 +10,7 @@
 # names each step that failed (or says that all passed), and the exit status is the number of failed steps (0: all
 # passed; 2 with "usage" for a bad option). Everything goes to $OUT (default runs/gpu_check), one log per step.
 #   tier 1  device    which Python (from $PYTHON, else ./.venv/bin/python, else python3) and that its torch sees a GPU;
-#                     nothing else runs without it
+#                     nothing else runs without it (with --tier 2, this step and the next run first)
 #           install   the wheels in .whl, into /tmp/site (on PYTHONPATH); skipped, with a line, where there is no .whl
 #           checks    tools/gpu_check.py: the `cuda` cells of chapters 01c, 03 and 04 (the side-stream copy, steps with
 #                     no host sync under `set_sync_debug_mode('error')`, the recipe's own callbacks included, mixed
@@ -68,11 +68,12 @@ if [ $dry = 0 ]; then
   export PYTHONPATH="$PWD:/tmp/site" PYTHONWARNINGS=ignore PYTHONUNBUFFERED=1
 fi
 gpu='import torch; assert torch.cuda.is_available(), "no GPU"; print(torch.cuda.get_device_name(0), torch.__version__)'
-if ! step 1 20 device "$py" -c "$gpu"; then
+pre=1; [ "$tier" = 2 ] && pre=2   # the device and the wheels come first in any tier
+if ! step $pre 20 device "$py" -c "$gpu"; then
   log "no Python here imports torch with a GPU ($py; set PYTHON=...): nothing else can run"; summary
 fi
 if [ $dry = 1 ] || compgen -G '.whl/*.whl' >/dev/null; then
-  step 1 40 install "$py" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+  step $pre 40 install "$py" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl
 else
   log "no wheels in .whl: this Python's packages are used (python tools/gpu_wheels.py makes them, where an index is)"
