@@ -14,7 +14,7 @@ import numpy as np, torch
 from PIL import Image
 from fastcore.all import *
 from fastai.vision.all import *
-from fastai.distributed import rank0_first
+import torch.distributed as dist
 from .read import *
 from .describe import *
 from .check import *
@@ -144,6 +144,77 @@ def _clean_tmp(dest:Path):
 # %% ../nbs/01b_cache.ipynb #a868532e
 def _gb(n:int)->str: return f'{n / 1e9:.2f} GB' if n >= 1e8 else f'{n / 1e6:.1f} MB'
 
+def _layout(path:Path, man:dict, size, imagery)->tuple:
+    "(n, c, h, w, dtype) of the cache of `man`: the storage size, else the one size of every image"
+    items = man['items']
+    if not items: raise CacheError([f'no image files to cache in {path}'])
+    h, w = size_hw(size) if size is not None else _native_size(path, items)
+    bands = imagery is not None and not imagery.plain
+    c, dt = (imagery.n_in, np.dtype(imagery.dtype)) if bands else (3, np.dtype(np.uint8))
+    return len(items), c, h, w, dt
+
+def _start(dest:Path, final:Path, n:int, c:int, h:int, w:int, dt)->tuple:
+    "A folder for `final`'s build, its two arrays at full size, unreserved: (tmp, files, folders made, need, free)"
+    made = [d for d in [dest, *dest.parents] if not d.exists()]   # the folders this build creates: removed again if it fails
+    try: dest.mkdir(parents=True, exist_ok=True)
+    except OSError as e: raise CacheError([f'cannot create the cache folder {dest} ({e.strerror}): pass another folder '
+                                           f'(seg_dls(cache=DIR), train.py --cache DIR, segdist-cache --cache-dir DIR)']) from None
+    need, free = n * h * w * (c * dt.itemsize + 1), shutil.disk_usage(dest).free
+    if need > free: raise CacheError([f'the cache of {n} pairs at {w}x{h} needs {_gb(need)}, and {dest} has {_gb(free)} '
+                                      f'free: free space, choose another folder, or store at a smaller size (item_sz)'])
+    _clean_tmp(dest)
+    tmp = dest/f'{final.name}.tmp-{socket.gethostname()}-{os.getpid()}'
+    shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir()
+    try:
+        files = []
+        for nm, shape, d in (('images.npy', (n, c, h, w), dt), ('masks.npy', (n, h, w), np.uint8)):
+            mm = np.lib.format.open_memmap(tmp/nm, mode='w+', dtype=d, shape=shape)   # a sparse file of its full size
+            files.append((tmp/nm, mm.offset, shape)); del mm
+    except BaseException: _undo(tmp, made); raise
+    return tmp, files, made, need, free
+
+def _reserve(files:list, lo:int, hi:int, dest:Path):
+    "Reserve on disk rows `lo`..`hi` of both arrays, so that a full disk stops the build here rather than a write"
+    for fn, off, shape in files:
+        row = (os.path.getsize(fn) - off) // shape[0]
+        with open(fn, 'r+b') as f:
+            try: os.posix_fallocate(f.fileno(), off + lo * row, max(1, (hi - lo) * row))
+            except OSError as e:
+                if e.errno != errno.ENOSPC: raise
+                raise CacheError([f'{dest} ran out of space reserving {_gb((hi - lo) * row)} for the cache: free space '
+                                  f'or choose another folder']) from None
+
+def _decode(path:Path, files:list, size, rows:list, reader, imagery, nw:int)->list:
+    "Decode `rows` (index, image, mask) into the arrays with `nw` processes: the problems found"
+    k = max(1, min(256, -(-len(rows) // max(1, 4 * nw))))
+    jobs = [(path, files, size, rows[i:i + k], reader, imagery) for i in range(0, len(rows), k)]
+    return [p for r in parallel(_fill, jobs, n_workers=nw, progress=False) for p in r]
+
+def _finish(tmp:Path, final:Path, man:dict, shape:list, path:Path, checked, **kw):
+    "Write the manifest, last, and rename the folder to its final name"
+    m = dict(man, shape=shape, root=str(path.absolute()), checked=checked, **kw)
+    (tmp/'manifest.json').write_text(json.dumps(m))
+    try: os.rename(tmp, final)
+    except OSError:   # another process finished the same cache first: use it
+        if not (final/'manifest.json').exists(): raise
+        shutil.rmtree(tmp, ignore_errors=True)
+
+def _undo(tmp:Path, made:list):
+    "Nothing left behind: the build's folder, and the cache folder (and its parents) if the build made them empty"
+    shutil.rmtree(tmp, ignore_errors=True)
+    for d in made:
+        try: d.rmdir()
+        except OSError: break
+
+def _say(path:Path, dest:Path, final:Path, imagery, n:int, c:int, h:int, w:int, dt, need:int, free:int, how:str)->str:
+    "The line that announces a build"
+    what = '8-bit RGB' if imagery is None or imagery.plain else f'{c} band(s) of {dt.name}' + (
+        f': {dt.itemsize} bytes a value, {dt.itemsize} times the memory of 8-bit images' if dt.itemsize > 1 else '')
+    away = ('' if path.absolute() in final.absolute().parents else
+            f' ({path} cannot be written)' if dest == default_cache_dir(path) else '')
+    return (f'cache: decoding {n} image/mask pairs ({w}x{h}, {what}; {_gb(need)} of {_gb(free)} free) into '
+            f'{final}{away} with {how}')
+
 def build_cache(path:Path|str, # Data set root
                 fns:list, # Image files
                 label_fn:Callable|None=None, # Image path -> mask path; default `MaskPath(path)`
@@ -160,54 +231,20 @@ def build_cache(path:Path|str, # Data set root
     man = cache_manifest(path, fns, label_fn, size, reader, imagery)
     final = dest/cache_key(man)
     if (final/'manifest.json').exists(): return final
-    items = man['items']
-    if not items: raise CacheError([f'no image files to cache in {path}'])
-    h, w = size_hw(size) if size is not None else _native_size(path, items)
-    n = len(items)
-    made = [d for d in [dest, *dest.parents] if not d.exists()]   # the folders this build creates: removed again if it fails
-    try: dest.mkdir(parents=True, exist_ok=True)
-    except OSError as e: raise CacheError([f'cannot create the cache folder {dest} ({e.strerror}): pass another folder '
-                                           f'(seg_dls(cache=DIR), train.py --cache DIR, segdist-cache --cache-dir DIR)']) from None
-    bands = imagery is not None and not imagery.plain
-    c, dt = (imagery.n_in, np.dtype(imagery.dtype)) if bands else (3, np.dtype(np.uint8))
-    need, free = n * h * w * (c * dt.itemsize + 1), shutil.disk_usage(dest).free
-    if need > free: raise CacheError([f'the cache of {n} pairs at {w}x{h} needs {_gb(need)}, and {dest} has {_gb(free)} '
-                                      f'free: free space, choose another folder, or store at a smaller size (item_sz)'])
-    _clean_tmp(dest)
-    tmp = dest/f'{final.name}.tmp-{socket.gethostname()}-{os.getpid()}'
-    shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir()
+    n, c, h, w, dt = _layout(path, man, size, imagery)
+    tmp, files, made, need, free = _start(dest, final, n, c, h, w, dt)
     try:
-        files = []
-        for nm, shape, d in (('images.npy', (n, c, h, w), dt), ('masks.npy', (n, h, w), np.uint8)):
-            mm = np.lib.format.open_memmap(tmp/nm, mode='w+', dtype=d, shape=shape)
-            files.append((tmp/nm, mm.offset, shape)); del mm
-            with open(tmp/nm, 'r+b') as f:
-                try: os.posix_fallocate(f.fileno(), 0, os.fstat(f.fileno()).st_size)
-                except OSError as e:
-                    if e.errno == errno.ENOSPC: raise CacheError([f'{dest} ran out of space reserving {_gb(need)} for the cache: '
-                                                                  f'free space or choose another folder']) from None
+        _reserve(files, 0, n, dest)
         nw = ifnone(n_workers, defaults.cpus if n >= 64 else 0)
-        what = (f'{c} band(s) of {dt.name}' + (f': {dt.itemsize} bytes a value, {dt.itemsize} times the memory of 8-bit images' if dt.itemsize > 1 else '')) if bands else '8-bit RGB'
-        away = '' if path.absolute() in final.absolute().parents else f' ({path} cannot be written)' if dest == default_cache_dir(path) else ''
-        if verbose and rank_distrib() == 0: print(f'cache: decoding {n} image/mask pairs ({w}x{h}, {what}; {_gb(need)} of {_gb(free)} free) into {final}{away} with {max(1, nw)} process(es)')
+        if verbose and rank_distrib() == 0:
+            print(_say(path, dest, final, imagery, n, c, h, w, dt, need, free, f'{max(1, nw)} process(es)'))
         t0 = time.time()
-        rows = [(i, o[0], o[3]) for i, o in enumerate(items)]
-        k = max(1, min(256, -(-n // max(1, 4 * nw))))
-        probs = [p for r in parallel(_fill, [(path, files, size, rows[i:i + k], reader, imagery) for i in range(0, n, k)], n_workers=nw,
-                                     progress=False) for p in r]
+        probs = _decode(path, files, size, [(i, o[0], o[3]) for i, o in enumerate(man['items'])], reader, imagery, nw)
         if probs: raise CacheError(probs, str(path))
-        (tmp/'manifest.json').write_text(json.dumps(dict(man, shape=[n, h, w], root=str(path.absolute()), checked=checked)))
-        try: os.rename(tmp, final)
-        except OSError:   # another process finished the same cache first: use it
-            if not (final/'manifest.json').exists(): raise
-            shutil.rmtree(tmp, ignore_errors=True)
-        if verbose and rank_distrib() == 0: print(f'cache: built in {time.time() - t0:.1f} s ({n / (time.time() - t0):.0f} pairs/s)')
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        for d in made:   # nothing left behind: the cache folder (and its parents) only if this build created them and they are empty
-            try: d.rmdir()
-            except OSError: break
-        raise
+        _finish(tmp, final, man, [n, h, w], path, checked)
+        t = time.time() - t0
+        if verbose and rank_distrib() == 0: print(f'cache: built in {t:.1f} s ({n / t:.0f} pairs/s)')
+    except BaseException: _undo(tmp, made); raise
     return final
 
 # %% ../nbs/01b_cache.ipynb #f1f69b10
@@ -269,16 +306,15 @@ def _caches(dest:Path)->list:
     out = [(d, json.loads((d/'manifest.json').read_text())) for d in dest.glob('*/') if (d/'manifest.json').is_file()]
     return sorted(out, key=lambda o: -(o[0]/'manifest.json').stat().st_mtime_ns)
 
-def _prepare(path:Path, fns:list, label_fn:Callable, dest:Path, size, rebuild:bool, n_workers, verbose:bool, checked=None, reader=None, imagery=None)->Path:
-    "The folder of the cache of the current files: found, or built after reporting (or refusing) a stale one"
-    man = cache_manifest(path, fns, label_fn, size, reader, imagery)
+def _lookup(path:Path, man:dict, dest:Path, rebuild:bool, verbose:bool, checked=None)->tuple:
+    "(the cache of `man`, []) if there is one, its check record up to date; else (None, the stale caches of the files)"
     final = dest/cache_key(man)
     if (final/'manifest.json').exists():
         m = json.loads((final/'manifest.json').read_text())
         if checked is not None and m.get('checked') != checked:   # the files have passed the check since: say so
             (final/'manifest.json.tmp').write_text(json.dumps(dict(m, checked=checked)))
             os.replace(final/'manifest.json.tmp', final/'manifest.json')
-        return final
+        return final, []
     root = str(path.absolute())
     old = [(d, m) for d, m in _caches(dest) if m.get('root') == root and m.get('size') == man['size']] if dest.is_dir() else []
     if old:
@@ -286,9 +322,79 @@ def _prepare(path:Path, fns:list, label_fn:Callable, dest:Path, size, rebuild:bo
         if not rebuild: raise CacheError([f'the cache {old[0][0]} was made from other files: ' + '; '.join(ch) +
                                           f'. Rebuild it (segdist-cache {path}, or seg_cache(..., rebuild=True))'], str(path))
         if verbose and rank_distrib() == 0: print(f'cache: {old[0][0]} is stale (' + '; '.join(ch) + '): rebuilding')
-    folder = build_cache(path, fns, label_fn, dest, size, n_workers, verbose, checked, reader, imagery)
-    for d, _ in old: shutil.rmtree(d, ignore_errors=True)
-    return folder
+    return None, [d for d, _ in old]
+
+def _group():
+    "The process group for building a cache together, where there is none: nccl on GPUs, gloo on CPUs"
+    if dist.is_initialized(): return
+    gpu = torch.cuda.is_available()
+    if gpu: torch.cuda.set_device(int(os.environ.get('LOCAL_RANK', 0)) % torch.cuda.device_count())
+    dist.init_process_group('nccl' if gpu else 'gloo')
+
+def _together(f:Callable, who:int|None=None)->list:
+    "`f()` on every rank (or rank `who` alone), then every rank's result, exchanged; one rank's error is raised on all"
+    res = err = None
+    if who is None or dist.get_rank() == who:
+        try: res = f()
+        except BaseException as e: err = e
+    out = [None] * dist.get_world_size()
+    why = None if err is None else getattr(err, 'problems', None) or [f'{type(err).__name__}: {err}']
+    dist.all_gather_object(out, (res, why))
+    bad = [(r, w) for r, (_, w) in enumerate(out) if w is not None]
+    if err is not None: raise err   # this rank's own, with its traceback
+    if bad: raise CacheError([f'rank {r}: {p}' for r, w in bad for p in w])
+    return [o for o, _ in out]
+
+def _build_together(path:Path, man:dict, dest:Path, size, n_workers, verbose:bool, checked, reader, imagery)->Path:
+    "`build_cache` by every rank, each decoding its share into the files rank 0 made, which then writes the manifest"
+    rank, ranks = dist.get_rank(), dist.get_world_size()
+    final = dest/cache_key(man)
+    def start():
+        n, c, h, w, dt = _layout(path, man, size, imagery)
+        return (n, c, h, w, dt), _start(dest, final, n, c, h, w, dt)
+    (n, c, h, w, dt), (tmp, files, made, need, free) = _together(start, who=0)[0]   # short: the files are sparse
+    lo, hi = rank * n // ranks, (rank + 1) * n // ranks
+    local = int(os.environ.get('LOCAL_WORLD_SIZE', ranks))
+    nw = ifnone(n_workers, max(1, defaults.cpus // local) if hi - lo >= 64 else 0)   # the node's cores, shared
+    if verbose and rank == 0:
+        print(_say(path, dest, final, imagery, n, c, h, w, dt, need, free, f'{ranks} ranks x {max(1, nw)} process(es)'))
+    t0 = time.time()
+    def decode():
+        if not tmp.is_dir():
+            raise CacheError([f'{tmp}, which rank 0 made, is not seen on {socket.gethostname()}: the cache folder '
+                              f'must be one that every rank sees (train.py --cache DIR, seg_dls(cache=DIR)), or build '
+                              f'the cache ahead on each node (segdist-cache DATA)'])
+        _reserve(files, lo, hi, dest)
+        rows = [(i, man['items'][i][0], man['items'][i][3]) for i in range(lo, hi)]
+        return _decode(path, files, size, rows, reader, imagery, nw), hi - lo
+    try:
+        done = _together(decode)   # the ranks' shares are equal: this waits for the slowest's last few pairs
+        probs = [p for ps, _ in done for p in ps]
+        if probs: raise CacheError(probs, str(path))
+        shares = [k for _, k in done]   # pairs decoded by each rank, recorded in the manifest
+        _together(lambda: _finish(tmp, final, man, [n, h, w], path, checked, shares=shares), who=0)
+    except BaseException:
+        if rank == 0: _undo(tmp, made)
+        raise
+    t = time.time() - t0
+    if verbose and rank == 0: print(f'cache: built in {t:.1f} s ({n / t:.0f} pairs/s; per rank: {shares})')
+    return final
+
+def _prepare(path:Path, fns:list, label_fn:Callable, dest:Path, size, rebuild:bool, n_workers, verbose:bool,
+             checked=None, reader=None, imagery=None)->Path:
+    "The folder of the cache of the current files: found, or built (by every rank under DDP) after saying what is stale"
+    man = cache_manifest(path, fns, label_fn, size, reader, imagery)
+    if num_distrib() <= 1:
+        final, old = _lookup(path, man, dest, rebuild, verbose, checked)
+        if final is None:
+            final = build_cache(path, fns, label_fn, dest, size, n_workers, verbose, checked, reader, imagery)
+    else:   # rank 0's view of the files and caches decides for every rank
+        _group()
+        man, final, old = _together(lambda: (man, *_lookup(path, man, dest, rebuild, verbose, checked)), who=0)[0]
+        if final is None: final = _build_together(path, man, dest, size, n_workers, verbose, checked, reader, imagery)
+    if rank_distrib() == 0:
+        for d in old: shutil.rmtree(d, ignore_errors=True)
+    return final
 
 # %% ../nbs/01b_cache.ipynb #91dd4fd0
 def seg_cache(path:Path|str, # Data set root
@@ -303,14 +409,11 @@ def seg_cache(path:Path|str, # Data set root
               reader:MaskReader|None=None, # How masks are read (a `DataSpec`'s `reader`); None = fastai's `PILMask`
               imagery:Imagery|None=None, # What the images are (a `DataSpec`'s `imagery`); None: 8-bit pictures
              )->SegCache:
-    "The cache of the image/mask pairs under `path`: opened when it matches the files, else built (rank 0 first under DDP)"
+    "The cache of the image/mask pairs under `path`: opened when it matches the files, else built (by every rank under DDP)"
     path = Path(path)
     fns, label_fn = ifnone(fns, image_files(path/'images')), ifnone(label_fn, MaskPath(path))
     dest = Path(cache_dir) if cache_dir is not None else default_cache_dir(path)
-    make = partial(_prepare, path, fns, label_fn, dest, size, rebuild, n_workers, verbose, checked, reader, imagery)
-    if num_distrib() <= 1: return SegCache(make(), path)
-    with no_random(): folder = rank0_first(make)   # its dummy Learner draws random numbers: keep the run's random state
-    return SegCache(folder, path)
+    return SegCache(_prepare(path, fns, label_fn, dest, size, rebuild, n_workers, verbose, checked, reader, imagery), path)
 
 # %% ../nbs/01b_cache.ipynb #6ffc8854
 def cache_checked(path:Path|str, # Data set root

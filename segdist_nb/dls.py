@@ -183,7 +183,9 @@ def rank_device(mod=None, # The accelerator's device module; default CUDA's wher
     "This process's device: under a launcher (`LOCAL_RANK`), its local rank's GPU, made the current one before anything else touches a GPU; else fastai's `default_device()`"
     if mod is None and torch.cuda.is_available() and defaults.use_cuda is not False: mod = torch.cuda
     lr = os.environ.get('LOCAL_RANK')
-    if lr is not None and mod is not None: mod.set_device(int(lr))   # before `default_device()`, which would open a context on GPU 0
+    # before `default_device()`, which would open a context on GPU 0; more local ranks than GPUs share them in turn, as
+    # accelerate places the model (`local_process_index % device_count`): the GPU check's two ranks on one GPU over gloo
+    if lr is not None and mod is not None: mod.set_device(int(lr) % mod.device_count())
     return default_device()
 
 # %% ../nbs/01c_dls.ipynb #47131012

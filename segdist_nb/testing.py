@@ -53,8 +53,11 @@ class _FakeStream:
 
 class FakeStreams:
     "A device module, as `torch.cuda` is one, whose device, streams and events only record what is asked of them (tests of the input path on CPUs)"
-    def __init__(self): self.log, self.idx, self.n = [], 0, 0
-    def set_device(self, i:int): self.log.append(('set_device', i)); self.idx = i
+    def __init__(self, devices:int=8): self.log, self.idx, self.n, self.devices = [], 0, 0, devices
+    def device_count(self)->int: return self.devices
+    def set_device(self, i:int):
+        if not 0 <= i < self.devices: raise ValueError(f'device {i}: this fake has {self.devices}')   # as CUDA's invalid device ordinal
+        self.log.append(('set_device', i)); self.idx = i
     def current_device(self)->int: return self.idx
     def Stream(self, idx=None): self.log.append(('stream', idx)); return _FakeStream(self, 'side', idx)
     def current_stream(self, idx=None): return _FakeStream(self, 'compute', idx)

@@ -1,4 +1,4 @@
-"""Step 1 of tools/gpu_check.sh: the checks of the `cuda` notebook cells, and the notebook launcher on the GPU.
+"""The `checks` step of tools/gpu_check.sh: the checks of the `cuda` notebook cells; the notebook launcher on a GPU.
 
     python tools/gpu_check.py OUT_DIR
 
