@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/launch.html.md"""
 
 # %% ../nbs/04a_launch.ipynb #30119599
 from __future__ import annotations
-import os, signal, socket, subprocess, sys, threading, time
+import contextlib, os, signal, socket, subprocess, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
 import torch
 from fastcore.all import ifnone
@@ -16,7 +16,7 @@ from torch.distributed.elastic.multiprocessing.api import SignalException
 
 # %% auto #0
 __all__ = ['LaunchError', 'launch_parser', 'slurm_args', 'visible_gpus', 'launch_args', 'first_contact', 'launch',
-           'segdist_launch', 'run_launch', 'launch_port', 'run_nodes']
+           'segdist_launch', 'sigterm_interrupts', 'run_launch', 'launch_port', 'run_nodes']
 
 # %% ../nbs/04a_launch.ipynb #5bbb20d5
 class LaunchError(ValueError): "A launcher option that cannot work here"
@@ -150,6 +150,17 @@ def segdist_launch():
     sys.exit(launch())
 
 if __name__ == '__main__' and '__file__' in globals(): segdist_launch()  # not when this cell runs in a notebook
+
+# %% ../nbs/04a_launch.ipynb #ce5d40d6
+def _interrupt(*_): raise KeyboardInterrupt
+
+@contextlib.contextmanager
+def sigterm_interrupts():
+    "Inside, SIGTERM (how a launcher stops its ranks) raises `KeyboardInterrupt` in the main thread; outside, it stops the process at once"
+    if threading.current_thread() is not threading.main_thread(): yield; return   # only the main thread can set handlers
+    old = signal.signal(signal.SIGTERM, _interrupt)
+    try: yield
+    finally: signal.signal(signal.SIGTERM, old)
 
 # %% ../nbs/04a_launch.ipynb #02677874
 def _pump(stream, buf:list, echo:bool):

@@ -30,6 +30,7 @@ from .model import *
 from .compiled import compile_backends
 from .distributed import *
 from .checkpoint import *
+from .launch import sigterm_interrupts
 from .runfolder import *
 from .config import *
 
@@ -238,6 +239,9 @@ def stopped(out:Path, # The run folder
            )->str:
     "What a stopped run keeps, for rank 0 to say in one line: its last finished epoch and how to continue, or, when no epoch had ended, its files removed"
     if rank_distrib(): return ''
+    try: ckpt_writer.wait()   # the epoch checkpoint being written is whole (or not there) before the run says what it keeps
+    except Exception as w:
+        if w is not e: print(f'train.py: {w}', file=sys.stderr, flush=True)
     how = 'interrupted' if isinstance(e, KeyboardInterrupt) else f'stopped ({type(e).__name__})'
     ck = out/'ckpt'/'last.pth'
     if ck.exists() or prev_path(ck).exists():
@@ -299,10 +303,11 @@ def train(cfg:dict, # A config (see `default_config`)
                        num_workers=0, cache=cache)
         weights = class_weights(dls0, weights, void)
         tm('class weights')
-    try: learn, final = _stages(cfg, out, p, weights, cbs, tm, rank)
+    try:
+        with sigterm_interrupts(): learn, final = _stages(cfg, out, p, weights, cbs, tm, rank)   # set up until here: SIGTERM stops at once (04a)
     except BaseException as e:
         said = stopped(out, e, fresh and rank == 0)
-        if isinstance(e, DataError): raise RunError(f"{e}\n({said.split(': ', 1)[-1]})" if said else str(e)) from e   # a file that cannot be read (--no-check): one message
+        if isinstance(e, (DataError, SaveError)): raise RunError(f"{e}\n({said.split(': ', 1)[-1]})" if said else str(e)) from e   # a file that cannot be read (--no-check), or written: one message
         if said: print(f'train.py: {said}', file=sys.stderr, flush=True)
         raise
     print0('final: ' + ', '.join(f'{k} {v:.4f}' for k, v in final.items()) + f'\n{tm}\nrun folder: {out}')
