@@ -64,12 +64,12 @@ def torch_save_atomic(obj, # What to `torch.save`
             except RuntimeError:
                 if w.exc is not None: raise w.exc from None   # the disk's error (or Ctrl-C), not torch's wrapper of it
                 raise
-            f.flush(); os.fsync(f.fileno())   # on the disk before the rename: a power cut cannot leave a renamed, empty file
+            f.flush(); os.fsync(f.fileno())   # on the disk before the rename: no renamed, empty file after a power cut
     except BaseException as e:
         tmp.unlink(missing_ok=True)   # its own temporary file: no half-written file is left
         if isinstance(e, OSError) and not isinstance(e, SaveError):
-            why = (f'the disk is full (no space left on the device of {fn.parent}): free space there, or choose another --out' if e.errno == errno.ENOSPC
-                   else f'{e.strerror or e}: check that {fn.parent} can be written, or choose another --out')
+            why = (f'the disk is full (no space left on the device of {fn.parent}): free space there, or choose another --out'
+                   if e.errno == errno.ENOSPC else f'{e.strerror or e}: check that {fn.parent} can be written, or choose another --out')
             raise SaveError(f'{fn} could not be written: {why}') from None
         raise
     if keep_prev and fn.exists(): os.replace(fn, prev_path(fn))
@@ -123,9 +123,10 @@ class EpochCheckpoint(Callback):
         if rank_distrib(): return
         meta = dict(self.meta or {}, stage=self.stage, epoch=self.start_epoch + self.epoch,
                     n_epoch=self.start_epoch + self.n_epoch, best=getattr(self.tracker, 'best', None))
-        ckpt_writer.save(dict(model=get_model(self.model).state_dict(), opt=self.opt.state_dict(), meta=meta), self.path, keep_prev=True)
-    def after_fit(self):
-        if not rank_distrib(): ckpt_writer.wait()   # the last checkpoint is whole when the fit returns; a failed write is raised here
+        ckpt_writer.save(dict(model=get_model(self.model).state_dict(), opt=self.opt.state_dict(), meta=meta), self.path,
+                         keep_prev=True)
+    def after_fit(self):   # the last checkpoint is whole when the fit returns; a failed write is raised here
+        if not rank_distrib(): ckpt_writer.wait()
 
 # %% ../nbs/04b_checkpoint.ipynb #63137c74
 def load_checkpoint(fn:Path|str, # Checkpoint written by `EpochCheckpoint`

@@ -58,11 +58,12 @@ def slurm_args(argv:list, # The launcher's command line
 def visible_gpus(ids:list, # `--gpus` ids: indices into the GPUs this process sees
                  visible:str|None=None, # CUDA_VISIBLE_DEVICES as the scheduler set it; None or '' when not set
                 )->str: # CUDA_VISIBLE_DEVICES for the ranks
-    "The GPUs `--gpus` picks, as CUDA_VISIBLE_DEVICES: the ids themselves, or the entries they index in the visible set a scheduler gave"
+    "The GPUs `--gpus` picks, as CUDA_VISIBLE_DEVICES: the ids, or the entries they index in a scheduler's visible set"
     if not (visible or '').strip(): return ','.join(map(str, ids))
     vis = [o.strip() for o in visible.split(',') if o.strip()]
     if bad := [i for i in ids if not 0 <= i < len(vis)]:
-        raise LaunchError(f'--gpus {bad}: CUDA_VISIBLE_DEVICES={visible} gives this job {len(vis)} GPU(s), which --gpus numbers 0..{len(vis) - 1}')
+        raise LaunchError(f'--gpus {bad}: CUDA_VISIBLE_DEVICES={visible} gives this job {len(vis)} GPU(s), '
+                          f'which --gpus numbers 0..{len(vis) - 1}')
     return ','.join(vis[i] for i in ids)
 
 # %% ../nbs/04a_launch.ipynb #76880738
@@ -98,8 +99,9 @@ def launch_args(argv:list, # Command-line arguments, after the program name
         if bad or not ids: raise LaunchError(f'--gpus {gpus}: GPU ids must be in 0..{n_gpu-1} (this machine sees {n_gpu})')
         vis = ifnone(env, os.environ).get('CUDA_VISIBLE_DEVICES')
         out_env['CUDA_VISIBLE_DEVICES'] = visible_gpus(ids, vis)
-        if (vis or '').strip(): print(f"segdist_nb.launch: --gpus {gpus}: GPU(s) {out_env['CUDA_VISIBLE_DEVICES']} of CUDA_VISIBLE_DEVICES={vis}, "
-                                      'the GPUs this job was given (--gpus numbers them from 0)', file=sys.stderr)
+        if (vis or '').strip():
+            print(f"segdist_nb.launch: --gpus {gpus}: GPU(s) {out_env['CUDA_VISIBLE_DEVICES']} of CUDA_VISIBLE_DEVICES={vis}, "
+                  'the GPUs this job was given (--gpus numbers them from 0)', file=sys.stderr)
     args.nproc_per_node = str(len(ids))
     return args, out_env
 
@@ -156,8 +158,8 @@ def _interrupt(*_): raise KeyboardInterrupt
 
 @contextlib.contextmanager
 def sigterm_interrupts():
-    "Inside, SIGTERM (how a launcher stops its ranks) raises `KeyboardInterrupt` in the main thread; outside, it stops the process at once"
-    if threading.current_thread() is not threading.main_thread(): yield; return   # only the main thread can set handlers
+    "Inside, SIGTERM (how a launcher stops its ranks) raises `KeyboardInterrupt`; outside, it stops the process at once"
+    if threading.current_thread() is not threading.main_thread(): yield; return   # only the main thread sets handlers
     old = signal.signal(signal.SIGTERM, _interrupt)
     try: yield
     finally: signal.signal(signal.SIGTERM, old)

@@ -72,8 +72,8 @@ class RunTimer:
     def __repr__(self): return 'time: ' + ', '.join(f'{k} {v:.1f} s' for k, v in self.parts.items()) + f'; total {sum(self.parts.values()):.1f} s'
 
 # %% ../nbs/04c_runfolder.ipynb #84a62665
-run_top = ('config.json', 'metrics.csv', 'metrics.csv.tmp', 'final.json', 'timing.json', 'model.pkl', 'model.pkl.tmp', 'loss.png',
-           'iou.png', 'results.png', 'confusion.png')   # the files a run writes at the top of its folder
+run_top = ('config.json', 'metrics.csv', 'metrics.csv.tmp', 'final.json', 'timing.json', 'model.pkl', 'model.pkl.tmp',
+           'loss.png', 'iou.png', 'results.png', 'confusion.png')   # the files a run writes at the top of its folder
 run_dirs = ('models', 'ckpt', 'ranks', 'tb')   # the folders it writes into
 
 def run_patterns(stages:list, # The run's stages (their `name`s)
@@ -87,7 +87,7 @@ def run_patterns(stages:list, # The run's stages (their `name`s)
 # %% ../nbs/04c_runfolder.ipynb #272753a3
 def run_record(out:Path, # A run folder
               )->dict: # `files`: globs relative to `out`; `dirs`: the folders the run created ('.': `out` itself)
-    "What the run in `out` recorded writing there (`mark_run`); for a run from before the record, what its config.json says it wrote"
+    "What the run in `out` recorded writing there (`mark_run`); for a run from before the record, what its config.json says"
     try:
         m = json.loads((out/output_marker).read_text())
         if m.get('by') == 'train.py' and 'files' in m: return dict(files=m['files'], dirs=m.get('dirs', list(run_dirs)))
@@ -100,11 +100,12 @@ def mark_run(out:Path, # The run folder
              stages:list, # The run's stages
              ws:int=1, # Its processes
             )->Path:
-    "Create `out` and its folders, marked as a run's (never read as input), recording the files the run writes and the folders it created, with the record of the run it continues"
-    was = run_record(out) if is_output(out) else dict(files=[], dirs=[])
+    "Create `out` and its folders, marked as a run's (never read as input), with the record of what the run writes and creates"
+    was = run_record(out) if is_output(out) else dict(files=[], dirs=[])   # the run it continues
     made = [d for d in ('.', *run_dirs) if not (out/d).exists()]   # tb/: made later, by the events writer
     for d in run_dirs[:3]: (out/d).mkdir(parents=True, exist_ok=True)
-    return mark_output(out, 'train.py', files=list(dict.fromkeys([*was['files'], *run_patterns(stages, ws)])), dirs=sorted({*was['dirs'], *made}))
+    files = list(dict.fromkeys([*was['files'], *run_patterns(stages, ws)]))
+    return mark_output(out, 'train.py', files=files, dirs=sorted({*was['dirs'], *made}))
 
 # %% ../nbs/04c_runfolder.ipynb #670573c9
 def run_files(out:Path, # A run folder
@@ -117,28 +118,29 @@ def run_files(out:Path, # A run folder
 # %% ../nbs/04c_runfolder.ipynb #f00129d7
 def kept_note(kept:list)->str:
     "The words that name the user's files a removal left where they were"
-    return f"kept {len(kept)} file(s) that are not the run's: " + ', '.join(map(str, kept[:5])) + (' ...' if len(kept) > 5 else '')
+    names = ', '.join(map(str, kept[:5])) + (' ...' if len(kept) > 5 else '')
+    return f"kept {len(kept)} file(s) that are not the run's: {names}"
 
 def clear_run(out:Path, # A run folder
-              within:tuple|None=None, # Only inside these folders of `out`; default: the whole run (its marker too, once nothing else is left)
+              within:tuple|None=None, # Only inside these folders of `out`; default: all (the marker too, once alone)
               dirs:bool=True, # Also remove the folders the run created, once they are empty
              )->tuple: # (the files removed, the files kept), relative to `out`
-    "Remove the files the run in `out` recorded writing (`run_files`), and nothing else: the one way a run removes files"
+    "Remove the files the run in `out` recorded writing (`run_files`), and nothing else: how a run removes files"
     rec, gone = run_record(out), run_files(out, within)
     for f in gone: f.unlink()
     if dirs:
         for d in (run_dirs if within is None else within):
-            if d in rec['dirs'] and (out/d).is_dir() and not any((out/d).iterdir()): (out/d).rmdir()   # one that holds anything else stays
-    kept = sorted(f.relative_to(out) for d in ([out] if within is None else [out/d for d in within]) for f in d.rglob('*')
-                  if f.is_file() and f.name != output_marker)
+            if d in rec['dirs'] and (out/d).is_dir() and not any((out/d).iterdir()): (out/d).rmdir()   # else it stays
+    kept = sorted(f.relative_to(out) for d in ([out] if within is None else [out/d for d in within])
+                  for f in d.rglob('*') if f.is_file() and f.name != output_marker)
     if within is None and dirs and not kept:   # nothing left but the marker: it goes, and `out` if the run created it
         (out/output_marker).unlink(missing_ok=True)
         if '.' in rec['dirs'] and out.is_dir() and not any(out.iterdir()): out.rmdir()
     return [f.relative_to(out) for f in gone], kept
 
 def run_has_epochs(out:Path)->bool:
-    "Whether the run in `out` finished an epoch (a checkpoint, a row of metrics.csv, final.json): what a new run must not replace unasked"
-    if (out/'final.json').exists() or (out/'ckpt'/'last.pth').exists() or (out/'ckpt'/'last.prev.pth').exists(): return True
+    "Whether the run in `out` finished an epoch (a checkpoint, a row of metrics.csv, final.json): not replaced unasked"
+    if any((out/f).exists() for f in ('final.json', 'ckpt/last.pth', 'ckpt/last.prev.pth')): return True
     try: return len(list(csv.reader(open(out/'metrics.csv')))) > 1
     except OSError: return False
 
@@ -146,7 +148,7 @@ def run_has_epochs(out:Path)->bool:
 def tidy_run(out:Path, # A finished run's folder
              keep:str='final', # One of `keep_choices`
             )->list: # The files removed
-    "Remove the run's files that a finished run does not keep (`clear_run`): the resume checkpoint (unless 'all') and each stage's weights ('final')"
+    "Remove (`clear_run`) what a finished run does not keep: the resume checkpoint (unless 'all'), each stage's weights ('final')"
     within = {'all': (), 'stages': ('ckpt',)}.get(keep, ('ckpt', 'models'))
     mb = sum(f.stat().st_size for f in run_files(out, within)) / 2**20
     gone, kept = clear_run(out, within, dirs=False)

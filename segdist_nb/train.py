@@ -125,4 +125,4 @@ def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
     except (ValueError, OSError) as e: fail(e)
     try: return train(cfg, out, resume, cbs=cbs, restart=restart)
     except RunError as e: fail(e)   # other exceptions are bugs: they keep their traceback
-    except KeyboardInterrupt: raise SystemExit(130)   # `train` said what the run keeps (SIGTERM too, while it trains: chapter 04a)
+    except KeyboardInterrupt: raise SystemExit(130)   # `train` said what the run keeps (SIGTERM too, in training: 04a)
