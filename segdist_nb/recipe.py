@@ -252,7 +252,8 @@ def stopped(out:Path, # The run folder
         msg = f'the run in {out} keeps its last finished epoch{last}: continue it with the same command and --resume --out {out}'
     elif fresh:
         gone, kept = clear_run(out)   # the files it recorded writing; its folders, out too, once empty
-        msg = 'no epoch had ended, so there is nothing to resume: ' + (
+        why = 'no checkpoint could be written' if isinstance(e, SaveError) else 'no epoch had ended'
+        msg = f'{why}, so there is nothing to resume: ' + (
             f'{out} was removed' if not out.exists() else f"the run's files in {out} were removed" + (f'; {kept_note(kept)}' if kept else ''))
     else: msg = f'no epoch had ended: start the run again with --restart --out {out}'
     return f'{how}: {msg}'
