@@ -6,15 +6,15 @@ Docs: https://segdist.github.io/segdist_nb/checkpoint.html.md"""
 
 # %% ../nbs/04b_checkpoint.ipynb #12d11530
 from __future__ import annotations
-import os
+import errno, os, threading
 from pathlib import Path
 import numpy as np, torch
 from fastcore.all import *
 from fastai.vision.all import *
 
 # %% auto #0
-__all__ = ['fit_one_cycle_from', 'prev_path', 'torch_save_atomic', 'AtomicSaveModel', 'EpochCheckpoint', 'load_checkpoint',
-           'resume_point']
+__all__ = ['ckpt_writer', 'fit_one_cycle_from', 'prev_path', 'SaveError', 'torch_save_atomic', 'AtomicSaveModel', 'host_copy',
+           'CheckpointWriter', 'EpochCheckpoint', 'load_checkpoint', 'resume_point']
 
 # %% ../nbs/04b_checkpoint.ipynb #3ca2196f
 def fit_one_cycle_from(learn:Learner, n_epoch:int, # The stage's total epochs
@@ -37,6 +37,19 @@ def prev_path(fn:Path|str)->Path:
     fn = Path(fn); return fn.with_name(f'{fn.stem}.prev{fn.suffix}')
 
 # %% ../nbs/04b_checkpoint.ipynb #8fc61309
+class SaveError(OSError):
+    "A file that could not be written (a full disk, no permission): the message names it and the fix"
+    def __init__(self, msg:str): super().__init__(msg); self.msg = msg
+    def __str__(self): return self.msg   # as it was made, even after fastai's callbacks prefix its args
+
+class _Writes:
+    "A file's `write`, keeping the error it raised: `torch.save` turns it into `RuntimeError('unexpected pos ...')`"
+    def __init__(self, f): self.f, self.exc = f, None
+    def write(self, b):
+        try: return self.f.write(b)
+        except BaseException as e: self.exc = e; raise
+    def flush(self): self.f.flush()
+
 def torch_save_atomic(obj, # What to `torch.save`
                 fn:Path|str, # Destination; written as `fn.tmp` then renamed
                 keep_prev:bool=False, # Keep the file `fn` held until now as `prev_path(fn)`
@@ -44,8 +57,21 @@ def torch_save_atomic(obj, # What to `torch.save`
     "`torch.save` to a temporary file in the same folder, flushed to the disk, then renamed over `fn` (keeping the old one when asked)"
     fn = Path(fn)
     tmp = fn.with_name(fn.name + '.tmp')
-    with open(tmp, 'wb') as f:
-        torch.save(obj, f); f.flush(); os.fsync(f.fileno())   # on the disk before the rename: a power cut cannot leave a renamed, empty file
+    try:
+        with open(tmp, 'wb') as f:
+            w = _Writes(f)
+            try: torch.save(obj, w)
+            except RuntimeError:
+                if w.exc is not None: raise w.exc from None   # the disk's error (or Ctrl-C), not torch's wrapper of it
+                raise
+            f.flush(); os.fsync(f.fileno())   # on the disk before the rename: no renamed, empty file after a power cut
+    except BaseException as e:
+        tmp.unlink(missing_ok=True)   # its own temporary file: no half-written file is left
+        if isinstance(e, OSError) and not isinstance(e, SaveError):
+            why = (f'the disk is full (no space left on the device of {fn.parent}): free space there, or choose another --out'
+                   if e.errno == errno.ENOSPC else f'{e.strerror or e}: check that {fn.parent} can be written, or choose another --out')
+            raise SaveError(f'{fn} could not be written: {why}') from None
+        raise
     if keep_prev and fn.exists(): os.replace(fn, prev_path(fn))
     os.replace(tmp, fn)
 
@@ -59,8 +85,33 @@ class AtomicSaveModel(SaveModelCallback):
         self.last_saved_path = fn
 
 # %% ../nbs/04b_checkpoint.ipynb #d78b26fe
+def host_copy(o):
+    "`o` with each tensor copied to host memory: what a thread can write while training changes the originals"
+    return apply(lambda t: t.detach().to('cpu', copy=True) if isinstance(t, Tensor) else t, o)
+
+class CheckpointWriter:
+    "Writes checkpoints (`torch_save_atomic`) in a thread, one at a time, so that training goes on during the write"
+    def __init__(self): self.thread, self.error = None, None
+    def save(self, obj, # What to save: its tensors are copied to the host before `save` returns
+             fn:Path|str, keep_prev:bool=False): # As in `torch_save_atomic`
+        "Wait for the write before (raising its error), copy `obj` to the host, and write it in a thread"
+        self.wait()
+        obj = host_copy(obj)
+        def write():
+            try: torch_save_atomic(obj, fn, keep_prev)
+            except BaseException as e: self.error = e
+        self.thread = threading.Thread(target=write, name=f'segdist_nb save {Path(fn).name}'); self.thread.start()
+    def wait(self):
+        "Wait for the write in flight, if any; raise its error, once"
+        if self.thread is not None: self.thread.join(); self.thread = None
+        if self.error is not None:
+            e, self.error = self.error, None
+            raise e
+
+ckpt_writer = CheckpointWriter()   # the process's: `EpochCheckpoint` writes through it, a stopped run waits for it
+
 class EpochCheckpoint(Callback):
-    "After each epoch, rank 0 saves model, optimizer and position to `path` atomically"
+    "After each epoch, rank 0 saves model, optimizer and position to `path` atomically, in a thread (`ckpt_writer`)"
     order = 70  # after Recorder and SaveModelCallback
     def __init__(self, path:Path, # Checkpoint file
                  stage:int, # Index of the stage
@@ -72,7 +123,10 @@ class EpochCheckpoint(Callback):
         if rank_distrib(): return
         meta = dict(self.meta or {}, stage=self.stage, epoch=self.start_epoch + self.epoch,
                     n_epoch=self.start_epoch + self.n_epoch, best=getattr(self.tracker, 'best', None))
-        torch_save_atomic(dict(model=get_model(self.model).state_dict(), opt=self.opt.state_dict(), meta=meta), self.path, keep_prev=True)
+        ckpt_writer.save(dict(model=get_model(self.model).state_dict(), opt=self.opt.state_dict(), meta=meta), self.path,
+                         keep_prev=True)
+    def after_fit(self):   # the last checkpoint is whole when the fit returns; a failed write is raised here
+        if not rank_distrib(): ckpt_writer.wait()
 
 # %% ../nbs/04b_checkpoint.ipynb #63137c74
 def load_checkpoint(fn:Path|str, # Checkpoint written by `EpochCheckpoint`

@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/launch.html.md"""
 
 # %% ../nbs/04a_launch.ipynb #30119599
 from __future__ import annotations
-import os, signal, socket, subprocess, sys, threading, time
+import contextlib, os, signal, socket, subprocess, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
 import torch
 from fastcore.all import ifnone
@@ -15,8 +15,8 @@ from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
 from torch.distributed.elastic.multiprocessing.api import SignalException
 
 # %% auto #0
-__all__ = ['LaunchError', 'launch_parser', 'slurm_args', 'launch_args', 'first_contact', 'launch', 'segdist_launch', 'run_launch',
-           'launch_port', 'run_nodes']
+__all__ = ['LaunchError', 'launch_parser', 'slurm_args', 'visible_gpus', 'launch_args', 'first_contact', 'launch',
+           'segdist_launch', 'sigterm_interrupts', 'run_launch', 'launch_port', 'run_nodes']
 
 # %% ../nbs/04a_launch.ipynb #5bbb20d5
 class LaunchError(ValueError): "A launcher option that cannot work here"
@@ -54,6 +54,18 @@ def slurm_args(argv:list, # The launcher's command line
     if given('static'): val = dict(nnodes=val['nnodes'])
     return {k: v for k, v in val.items() if not given(k)}
 
+# %% ../nbs/04a_launch.ipynb #bf2d100a
+def visible_gpus(ids:list, # `--gpus` ids: indices into the GPUs this process sees
+                 visible:str|None=None, # CUDA_VISIBLE_DEVICES as the scheduler set it; None or '' when not set
+                )->str: # CUDA_VISIBLE_DEVICES for the ranks
+    "The GPUs `--gpus` picks, as CUDA_VISIBLE_DEVICES: the ids, or the entries they index in a scheduler's visible set"
+    if not (visible or '').strip(): return ','.join(map(str, ids))
+    vis = [o.strip() for o in visible.split(',') if o.strip()]
+    if bad := [i for i in ids if not 0 <= i < len(vis)]:
+        raise LaunchError(f'--gpus {bad}: CUDA_VISIBLE_DEVICES={visible} gives this job {len(vis)} GPU(s), '
+                          f'which --gpus numbers 0..{len(vis) - 1}')
+    return ','.join(vis[i] for i in ids)
+
 # %% ../nbs/04a_launch.ipynb #76880738
 def launch_args(argv:list, # Command-line arguments, after the program name
                 n_gpu:int|None=None, # Visible GPUs; default `torch.cuda.device_count()`
@@ -85,7 +97,11 @@ def launch_args(argv:list, # Command-line arguments, after the program name
         except ValueError: raise LaunchError(f"--gpus {gpus!r}: give 'all' or GPU ids separated by commas, e.g. 0,1") from None
         bad = [o for o in ids if not 0 <= o < n_gpu]
         if bad or not ids: raise LaunchError(f'--gpus {gpus}: GPU ids must be in 0..{n_gpu-1} (this machine sees {n_gpu})')
-        out_env['CUDA_VISIBLE_DEVICES'] = ','.join(str(o) for o in ids)
+        vis = ifnone(env, os.environ).get('CUDA_VISIBLE_DEVICES')
+        out_env['CUDA_VISIBLE_DEVICES'] = visible_gpus(ids, vis)
+        if (vis or '').strip():
+            print(f"segdist_nb.launch: --gpus {gpus}: GPU(s) {out_env['CUDA_VISIBLE_DEVICES']} of CUDA_VISIBLE_DEVICES={vis}, "
+                  'the GPUs this job was given (--gpus numbers them from 0)', file=sys.stderr)
     args.nproc_per_node = str(len(ids))
     return args, out_env
 
@@ -136,6 +152,17 @@ def segdist_launch():
     sys.exit(launch())
 
 if __name__ == '__main__' and '__file__' in globals(): segdist_launch()  # not when this cell runs in a notebook
+
+# %% ../nbs/04a_launch.ipynb #ce5d40d6
+def _interrupt(*_): raise KeyboardInterrupt
+
+@contextlib.contextmanager
+def sigterm_interrupts():
+    "Inside, SIGTERM (how a launcher stops its ranks) raises `KeyboardInterrupt`; outside, it stops the process at once"
+    if threading.current_thread() is not threading.main_thread(): yield; return   # only the main thread sets handlers
+    old = signal.signal(signal.SIGTERM, _interrupt)
+    try: yield
+    finally: signal.signal(signal.SIGTERM, old)
 
 # %% ../nbs/04a_launch.ipynb #02677874
 def _pump(stream, buf:list, echo:bool):

@@ -30,6 +30,7 @@ from .model import *
 from .compiled import compile_backends
 from .distributed import *
 from .checkpoint import *
+from .launch import sigterm_interrupts
 from .runfolder import *
 from .config import *
 
@@ -158,16 +159,20 @@ def plan_run(cfg:dict, # A config (see `default_config`)
                                   f'train it again in this folder with --restart, or choose another --out')
         elif not restarted:
             if (out/'config.json').exists(): raise FileNotFoundError(f'--resume: the run in {out} stopped before its first epoch ended: there is no '
-                                                                     f'checkpoint ({ck_fn}) to resume from; start it again with --restart')
+                                                                     f'checkpoint ({ck_fn}) to resume from; start it again without --resume '
+                                                                     f'(the folder is reused)')
             raise FileNotFoundError(f'--resume: {out} holds no run to resume (no {ck_fn}): start without --resume')
     if rank_distrib() == 0:  # rank 0 alone, which writes config.json: the launcher stops the others if it fails
         if out.exists() and not out.is_dir(): raise NotADirectoryError(f'run folder {out} is a file: choose another --out')
-        if not (resume or restarted or restart) and (out/'config.json').exists():
+        # a run that failed before its first epoch ended: nothing to resume, the folder is reused
+        reuse = not (resume or restarted or restart) and (out/'config.json').exists() and not run_has_epochs(out)
+        if not (resume or restarted or restart or reuse) and (out/'config.json').exists():
             raise FileExistsError(f'run folder {out} already holds a run: pass --resume to continue it, --restart to start it again in this '
                                   f'folder, or choose another --out')
         if is_output(out) and json.loads((out/output_marker).read_text()).get('by') != 'train.py':
             raise FileExistsError(f'{out} holds the outputs of {json.loads((out/output_marker).read_text())["by"]}: choose another --out')
-    return AttrDict(data=spec, codes=codes, void=void, arch=arch, ck=ck, meta=meta, fns=fns, use=use, splits=splits, weights=meta['weights'])
+    return AttrDict(data=spec, codes=codes, void=void, arch=arch, ck=ck, meta=meta, fns=fns, use=use, splits=splits,
+                    weights=meta['weights'], reuse=rank_distrib() == 0 and reuse)
 
 # %% ../nbs/04e_recipe.ipynb #0451cfb1
 def _learner(cfg, st, data, out, arch, void, weights, cache=None):
@@ -236,6 +241,9 @@ def stopped(out:Path, # The run folder
            )->str:
     "What a stopped run keeps, for rank 0 to say in one line: its last finished epoch and how to continue, or, when no epoch had ended, its files removed"
     if rank_distrib(): return ''
+    try: ckpt_writer.wait()   # the checkpoint being written is whole (or not there) before the run says what it keeps
+    except Exception as w:
+        if w is not e: print(f'train.py: {w}', file=sys.stderr, flush=True)
     how = 'interrupted' if isinstance(e, KeyboardInterrupt) else f'stopped ({type(e).__name__})'
     ck = out/'ckpt'/'last.pth'
     if ck.exists() or prev_path(ck).exists():
@@ -243,9 +251,10 @@ def stopped(out:Path, # The run folder
         last = f' (stage {rows[-1][1]}, epoch {rows[-1][2]})' if len(rows) > 1 and len(rows[-1]) > 2 else ''
         msg = f'the run in {out} keeps its last finished epoch{last}: continue it with the same command and --resume --out {out}'
     elif fresh:
-        gone, kept = clear_run(out)
-        if not kept: (out/output_marker).unlink(missing_ok=True); shutil.rmtree(out, ignore_errors=True)   # only empty folders are left
-        msg = 'no epoch had ended, so there is nothing to resume: ' + (f'{out} was removed' if not out.exists() else f"the run's files in {out} were removed")
+        gone, kept = clear_run(out)   # the files it recorded writing; its folders, out too, once empty
+        why = 'no checkpoint could be written' if isinstance(e, SaveError) else 'no epoch had ended'
+        msg = f'{why}, so there is nothing to resume: ' + (
+            f'{out} was removed' if not out.exists() else f"the run's files in {out} were removed" + (f'; {kept_note(kept)}' if kept else ''))
     else: msg = f'no epoch had ended: start the run again with --restart --out {out}'
     return f'{how}: {msg}'
 
@@ -264,11 +273,14 @@ def train(cfg:dict, # A config (see `default_config`)
         restarted = group_restarted()   # an elastic restart of a --restart run resumes: what it trained is not removed again
         p = plan_run(cfg, out, resume, restarted, restart)
         tm('checks')
-        fresh = restart or not (resume or restarted or (out/'config.json').exists())   # this process starts the run folder's contents
-        if restart and not restarted and rank == 0:
+        # this process starts the run folder's contents
+        fresh = restart or p.reuse or not (resume or restarted or (out/'config.json').exists())
+        if (restart or p.reuse) and not restarted and rank == 0:
             gone, kept = clear_run(out)
-            if gone or kept: print0(f'--restart: removed {len(gone)} file(s) the earlier run wrote in {out}' + (f"; kept {len(kept)} file(s) that are not the run's: "
-                                    + ', '.join(map(str, kept[:5])) + (' ...' if len(kept) > 5 else '') if kept else ''))
+            said = f'removed {len(gone)} file(s) the earlier run wrote in {out}' + (f'; {kept_note(kept)}' if kept else '')
+            if p.reuse: print0(f'run folder {out}: its run stopped before its first epoch ended, so there is nothing to resume: '
+                               f'reused ({said})')
+            elif gone or kept: print0(f'--restart: {said}')
         cache = seg_cache(p.data.root, p.fns, p.data.label_fn(p.use), None if cfg['cache'] is True else cfg['cache'],
                           cfg['item_sz'], checked=p.codes if cfg['check'] else None, reader=p.data.reader, imagery=p.data.imagery) if cfg['cache'] else None
         if not p.data.imagery.plain:   # bands at their depth: their statistics, once for the run (recorded in config.json, carried by model.pkl)
@@ -276,8 +288,7 @@ def train(cfg:dict, # A config (see `default_config`)
             print0(f"{p.data.imagery}: bands scaled by their lowest and highest values over the training split, lo {p.data.stats['lo']}, hi {p.data.stats['hi']}")
         if rank == 0:
             try:
-                for d in ('models', 'ckpt', 'ranks'): (out/d).mkdir(parents=True, exist_ok=True)
-                mark_run(out, cfg['stages'])   # never read as input; records the files the run writes (what --restart removes)
+                mark_run(out, cfg['stages'], max(1, num_distrib()))   # never read as input; records what the run writes
             except OSError as e: raise PermissionError(f'run folder {out} cannot be written ({e.strerror}): choose another --out') from None
     except (ValueError, OSError) as e: raise RunError(str(e)) from e
     if cache is not None: tm('cache')
@@ -297,10 +308,12 @@ def train(cfg:dict, # A config (see `default_config`)
                        num_workers=0, cache=cache)
         weights = class_weights(dls0, weights, void)
         tm('class weights')
-    try: learn, final = _stages(cfg, out, p, weights, cbs, tm, rank)
+    try:
+        with sigterm_interrupts():   # set up until here: SIGTERM stopped the process at once (04a)
+            learn, final = _stages(cfg, out, p, weights, cbs, tm, rank)
     except BaseException as e:
         said = stopped(out, e, fresh and rank == 0)
-        if isinstance(e, DataError): raise RunError(f"{e}\n({said.split(': ', 1)[-1]})" if said else str(e)) from e   # a file that cannot be read (--no-check): one message
+        if isinstance(e, (DataError, SaveError)): raise RunError(f"{e}\n({said.split(': ', 1)[-1]})" if said else str(e)) from e   # a file that cannot be read (--no-check), or written: one message
         if said: print(f'train.py: {said}', file=sys.stderr, flush=True)
         raise
     print0('final: ' + ', '.join(f'{k} {v:.4f}' for k, v in final.items()) + f'\n{tm}\nrun folder: {out}')

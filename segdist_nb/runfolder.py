@@ -18,8 +18,9 @@ from .augment import batch_part
 from .distributed import print0
 
 # %% auto #0
-__all__ = ['run_top', 'RunLog', 'trim_log', 'weights_digest', 'RunTimer', 'tidy_run', 'run_patterns', 'mark_run', 'clear_run',
-           'plot_losses', 'plot_results', 'save_plots', 'RunTensorBoard']
+__all__ = ['run_top', 'run_dirs', 'RunLog', 'trim_log', 'weights_digest', 'RunTimer', 'run_patterns', 'run_record', 'mark_run',
+           'run_files', 'kept_note', 'clear_run', 'run_has_epochs', 'tidy_run', 'plot_losses', 'plot_results',
+           'save_plots', 'RunTensorBoard']
 
 # %% ../nbs/04c_runfolder.ipynb #3cb56d29
 class RunLog(Callback):
@@ -70,51 +71,91 @@ class RunTimer:
         now = time.time(); self.parts[part] = self.parts.get(part, 0.) + now - self.t; self.t = now
     def __repr__(self): return 'time: ' + ', '.join(f'{k} {v:.1f} s' for k, v in self.parts.items()) + f'; total {sum(self.parts.values()):.1f} s'
 
+# %% ../nbs/04c_runfolder.ipynb #84a62665
+run_top = ('config.json', 'metrics.csv', 'metrics.csv.tmp', 'final.json', 'timing.json', 'model.pkl', 'model.pkl.tmp',
+           'loss.png', 'iou.png', 'results.png', 'confusion.png')   # the files a run writes at the top of its folder
+run_dirs = ('models', 'ckpt', 'ranks', 'tb')   # the folders it writes into
+
+def run_patterns(stages:list, # The run's stages (their `name`s)
+                 ws:int=1, # Its processes: each writes `ranks/rank{r}.json`
+                )->list: # Names, relative to the run folder (globs only for TensorBoard's events)
+    "The files a run writes in its folder: what `clear_run` removes, and nothing else"
+    return [*run_top, *(f"models/{st['name']}{s}" for st in stages for s in ('.pth', '.tmp.pth')),
+            *(f'ckpt/last{s}' for s in ('.pth', '.prev.pth', '.pth.tmp')), *(f'ranks/rank{r}.json' for r in range(ws)),
+            'tb/events.out.tfevents.*', 'tb/.results_*.png']
+
+# %% ../nbs/04c_runfolder.ipynb #272753a3
+def run_record(out:Path, # A run folder
+              )->dict: # `files`: globs relative to `out`; `dirs`: the folders the run created ('.': `out` itself)
+    "What the run in `out` recorded writing there (`mark_run`); for a run from before the record, what its config.json says"
+    try:
+        m = json.loads((out/output_marker).read_text())
+        if m.get('by') == 'train.py' and 'files' in m: return dict(files=m['files'], dirs=m.get('dirs', list(run_dirs)))
+    except (OSError, ValueError): pass
+    try: c = json.loads((out/'config.json').read_text())
+    except (OSError, ValueError): c = {}
+    return dict(files=run_patterns(c.get('stages', []), c.get('world_size', 1)), dirs=list(run_dirs))
+
+def mark_run(out:Path, # The run folder
+             stages:list, # The run's stages
+             ws:int=1, # Its processes
+            )->Path:
+    "Create `out` and its folders, marked as a run's (never read as input), with the record of what the run writes and creates"
+    was = run_record(out) if is_output(out) else dict(files=[], dirs=[])   # the run it continues
+    made = [d for d in ('.', *run_dirs) if not (out/d).exists()]   # tb/: made later, by the events writer
+    for d in run_dirs[:3]: (out/d).mkdir(parents=True, exist_ok=True)
+    files = list(dict.fromkeys([*was['files'], *run_patterns(stages, ws)]))
+    return mark_output(out, 'train.py', files=files, dirs=sorted({*was['dirs'], *made}))
+
+# %% ../nbs/04c_runfolder.ipynb #670573c9
+def run_files(out:Path, # A run folder
+              within:tuple|None=None, # Only inside these folders of `out` (e.g. `('ckpt',)`); default: all
+             )->list: # Paths
+    "The files in `out` that its run recorded writing (`run_record`)"
+    pats = [p for p in run_record(out)['files'] if within is None or p.split('/')[0] in within]
+    return sorted({f for p in pats for f in out.glob(p) if f.is_file()})
+
+# %% ../nbs/04c_runfolder.ipynb #f00129d7
+def kept_note(kept:list)->str:
+    "The words that name the user's files a removal left where they were"
+    names = ', '.join(map(str, kept[:5])) + (' ...' if len(kept) > 5 else '')
+    return f"kept {len(kept)} file(s) that are not the run's: {names}"
+
+def clear_run(out:Path, # A run folder
+              within:tuple|None=None, # Only inside these folders of `out`; default: all (the marker too, once alone)
+              dirs:bool=True, # Also remove the folders the run created, once they are empty
+             )->tuple: # (the files removed, the files kept), relative to `out`
+    "Remove the files the run in `out` recorded writing (`run_files`), and nothing else: how a run removes files"
+    rec, gone = run_record(out), run_files(out, within)
+    for f in gone: f.unlink()
+    if dirs:
+        for d in (run_dirs if within is None else within):
+            if d in rec['dirs'] and (out/d).is_dir() and not any((out/d).iterdir()): (out/d).rmdir()   # else it stays
+    kept = sorted(f.relative_to(out) for d in ([out] if within is None else [out/d for d in within])
+                  for f in d.rglob('*') if f.is_file() and f.name != output_marker)
+    if within is None and dirs and not kept:   # nothing left but the marker: it goes, and `out` if the run created it
+        (out/output_marker).unlink(missing_ok=True)
+        if '.' in rec['dirs'] and out.is_dir() and not any(out.iterdir()): out.rmdir()
+    return [f.relative_to(out) for f in gone], kept
+
+def run_has_epochs(out:Path)->bool:
+    "Whether the run in `out` finished an epoch (a checkpoint, a row of metrics.csv, final.json): not replaced unasked"
+    if any((out/f).exists() for f in ('final.json', 'ckpt/last.pth', 'ckpt/last.prev.pth')): return True
+    try: return len(list(csv.reader(open(out/'metrics.csv')))) > 1
+    except OSError: return False
+
 # %% ../nbs/04c_runfolder.ipynb #74af3869
 def tidy_run(out:Path, # A finished run's folder
              keep:str='final', # One of `keep_choices`
             )->list: # The files removed
-    "Remove what a finished run does not keep: the resume checkpoint (unless 'all') and each stage's weights ('final')"
-    gone = (sorted((out/'ckpt').glob('*.pth')) if keep != 'all' else []) + (sorted((out/'models').glob('*.pth')) if keep == 'final' else [])   # last.pth and last.prev.pth
-    gone = [f for f in gone if f.exists()]
-    mb = sum(f.stat().st_size for f in gone) / 2**20
-    for f in gone: f.unlink()
+    "Remove (`clear_run`) what a finished run does not keep: the resume checkpoint (unless 'all'), each stage's weights ('final')"
+    within = {'all': (), 'stages': ('ckpt',)}.get(keep, ('ckpt', 'models'))
+    mb = sum(f.stat().st_size for f in run_files(out, within)) / 2**20
+    gone, kept = clear_run(out, within, dirs=False)
     if gone: print0(f"kept model.pkl ({(out/'model.pkl').stat().st_size / 2**20:.0f} MB); removed {len(gone)} weight file(s), {mb:.0f} MB "
                     f"(--keep {'stages' if keep == 'final' else 'all'} keeps them)")
-    return gone
-
-# %% ../nbs/04c_runfolder.ipynb #84a62665
-run_top = ('config.json', 'metrics.csv', 'final.json', 'timing.json', 'model.pkl', 'model.pkl.tmp', 'loss.png', 'iou.png', 'results.png',
-           'confusion.png')   # the files a run writes at the top of its folder
-
-def run_patterns(stages:list, # The run's stages (their `name`s)
-                )->list: # Globs, relative to the run folder
-    "The files a run writes in its folder: what `clear_run` removes, and nothing else"
-    return [*run_top, *(f"models/{st['name']}{s}" for st in stages for s in ('.pth', '.tmp.pth')),
-            *(f'ckpt/last{s}' for s in ('.pth', '.prev.pth', '.pth.tmp')), 'ranks/rank*.json', 'tb/events.out.tfevents.*', 'tb/.results_*.png']
-
-# %% ../nbs/04c_runfolder.ipynb #272753a3
-def mark_run(out:Path, # The run folder (created)
-             stages:list, # The run's stages
-            )->Path:
-    "Mark `out` as a run's folder (never read as input), recording the files the run writes there"
-    return mark_output(out, 'train.py', files=run_patterns(stages))
-
-# %% ../nbs/04c_runfolder.ipynb #f00129d7
-def clear_run(out:Path, # A run folder
-             )->tuple: # (the files removed, the files kept), relative to `out`
-    "Remove the files an earlier run recorded writing in `out` (`mark_run`; `run_patterns` of its config for older runs), and nothing else"
-    try: pats = json.loads((out/output_marker).read_text())['files']
-    except Exception:
-        try: pats = run_patterns(json.loads((out/'config.json').read_text()).get('stages', []))
-        except Exception: pats = run_patterns([])
-    gone = sorted({f for p in pats for f in out.glob(p) if f.is_file()})
-    for f in gone: f.unlink()
-    for d in ('models', 'ckpt', 'ranks', 'tb'):   # their folders, unless something of the user's is in them
-        try: (out/d).rmdir()
-        except OSError: pass
-    kept = sorted(f.relative_to(out) for f in out.rglob('*') if f.is_file() and f.name != output_marker)
-    return [f.relative_to(out) for f in gone], kept
+    if kept: print0(f"{kept_note(kept)} (in {', '.join(d + '/' for d in within)})")
+    return [out/f for f in gone]
 
 # %% ../nbs/04c_runfolder.ipynb #0c0a8052
 def plot_losses(out:Path, fn:Path|None=None):

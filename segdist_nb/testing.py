@@ -39,6 +39,8 @@ class KillAt(Callback):
         if self.once is not None:
             if Path(self.once).exists(): return False
             Path(self.once).touch()
+        from segdist_nb.checkpoint import ckpt_writer
+        ckpt_writer.wait()   # the checkpoints written so far (in a thread) on the disk: the kill lands mid-epoch
         return True
     def after_batch(self):
         if self.batch is not None and self.training and self.iter == self.batch and self._hit(): os.kill(os.getpid(), signal.SIGKILL)

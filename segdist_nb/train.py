@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/train.html.md"""
 
 # %% ../nbs/05_train.ipynb #ba6923cb
 from __future__ import annotations
-import argparse, signal, sys, threading
+import argparse, sys
 from pathlib import Path
 from fastcore.all import *
 from fastai.torch_core import rank_distrib
@@ -114,8 +114,6 @@ def config_from_args(argv:list|None=None)->tuple:
     return check_config(cfg), out, a.resume, a.restart
 
 # %% ../nbs/05_train.ipynb #91327166
-def _interrupt(*_): raise KeyboardInterrupt
-
 def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
          cbs:list|None=None, # Extra callbacks (tests)
         ):
@@ -125,10 +123,6 @@ def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
         raise SystemExit(2)
     try: cfg, out, resume, restart = config_from_args(argv)
     except (ValueError, OSError) as e: fail(e)
-    main_thread = threading.current_thread() is threading.main_thread()
-    if main_thread: old = signal.signal(signal.SIGTERM, _interrupt)   # the launcher stops ranks with SIGTERM: the run says what it keeps
     try: return train(cfg, out, resume, cbs=cbs, restart=restart)
     except RunError as e: fail(e)   # other exceptions are bugs: they keep their traceback
-    except KeyboardInterrupt: raise SystemExit(130)   # `train` said what the run keeps
-    finally:
-        if main_thread: signal.signal(signal.SIGTERM, old)
+    except KeyboardInterrupt: raise SystemExit(130)   # `train` said what the run keeps (SIGTERM too, in training: 04a)
