@@ -20,9 +20,9 @@ from .engine import *
 from .compiled import compile_option
 
 # %% auto #0
-__all__ = ['palette_png', 'overlay', 'tile_starts', 'tile_weights', 'predict_tiled', 'image_batch', 'open_image', 'predict_masks',
-           'check_input', 'check_inputs', 'check_predict_options', 'geo_tiff', 'write_geotiff', 'output_plan',
-           'predict_folder', 'engine_options', 'predict_parser', 'segdist_predict']
+__all__ = ['blends', 'palette_png', 'overlay', 'tile_starts', 'tile_weights', 'predict_tiled', 'image_batch', 'open_image',
+           'predict_masks', 'check_input', 'check_inputs', 'check_predict_options', 'geo_tiff', 'write_geotiff',
+           'output_plan', 'predict_folder', 'engine_options', 'predict_parser', 'segdist_predict']
 
 # %% ../nbs/05b_predict.ipynb #b4cac954
 def palette_png(mask:np.ndarray, # (H, W) class indices
@@ -49,10 +49,23 @@ def tile_starts(n:int, tile:int, stride:int)->list:
     return [0] if n <= tile else sorted(set(range(0, n - tile, stride)) | {n - tile})
 
 # %% ../nbs/05b_predict.ipynb #018fa47e
-def tile_weights(tile:int)->Tensor:
-    "A (tile, tile) blending weight: a sine window, 1 in the middle, near 0 at the edges"
-    w = torch.sin(torch.pi * (torch.arange(tile) + 0.5) / tile)
-    return w[:, None] * w[None]
+blends = ('gaussian', 'ramp', 'sine', 'none')   # the blends of overlapping tiles, the default first
+
+def _check_blend(blend:str):
+    if blend not in blends:
+        raise ValueError(f"--blend {blend!r} (blend=): not a way to blend tiles; choose one of {', '.join(blends)}")
+
+def tile_weights(tile:int, # Window side, pixels
+                 blend:str='gaussian', # One of `blends`: gaussian (nnU-Net's, sigma = tile / 8), ramp, sine, or none
+                )->Tensor: # (tile, tile) float, largest value 1, none below 1e-3
+    "A (tile, tile) blending weight: 1 in the middle fading toward the edges (gaussian, ramp, sine), or flat (none)"
+    _check_blend(blend)
+    d = torch.arange(tile) + 0.5 - tile / 2   # each pixel centre's distance from the window's centre
+    w = {'gaussian': lambda: torch.exp(-d ** 2 / (2 * (tile / 8) ** 2)), 'ramp': lambda: 1 - d.abs() / (tile / 2),
+         'sine': lambda: torch.cos(torch.pi * d / tile), 'none': lambda: torch.ones(tile)}[blend]()
+    w = w[:, None] * w[None]
+    return (w / w.max()).clamp(min=1e-3)
+
 
 # %% ../nbs/05b_predict.ipynb #fee9d638
 def _pad_to(x:Tensor, tile:int)->Tensor:
@@ -72,15 +85,16 @@ def predict_tiled(model, # A `LearnerModel` or `OnnxModel`
                   overlap:float=0.25, # Share of a window that overlaps the next one
                   bs:int=8, # Windows per batch
                   tta:bool=False, # Average with the flipped windows' predictions
+                  blend:str='gaussian', # Weights of overlapping windows (`tile_weights`): gaussian, ramp, sine or none
                  )->np.ndarray: # (H, W) uint8 class indices
     "Class index of every pixel of `img` from overlapping windows at native resolution, blended toward the windows' centres"
-    check_predict_options(bs, tile, overlap)
+    check_predict_options(bs, tile, overlap, blend)
     H, W = img.shape[-2:]
     x = _pad_to(img, tile)
     Hp, Wp = x.shape[-2:]
     stride = max(1, round(tile * (1 - overlap)))
     ys, xs = tile_starts(Hp, tile, stride), tile_starts(Wp, tile, stride)
-    win, out = tile_weights(tile).to(model.device), np.zeros((Hp, Wp), np.uint8)
+    win, out = tile_weights(tile, blend).to(model.device), np.zeros((Hp, Wp), np.uint8)
     top, acc, wsum = 0, None, torch.zeros(0, Wp, device=model.device)
     for j, y in enumerate(ys):
         grow = y + tile - top - wsum.shape[0]
@@ -131,6 +145,7 @@ def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `inference_model
                   progress:bool=True, # Show a progress bar
                   skipped:list|None=None, # Images that cannot be read are noted here as (file, reason) and left out; None: raise
                   probs:bool=False, # Yield each whole image's (C, H, W) class probabilities instead of its mask
+                  blend:str='gaussian', # Weights of overlapping tiles (`tile_weights`): gaussian, ramp, sine or none
                  ):
     "Yield (file, image, (H, W) uint8 mask) for each image file: resized whole to the training size, or by tiles; `ignore_index` where the image is nodata"
     it = progress_bar(fns, leave=False) if progress and not fastprogress.fastprogress.NO_BAR else fns
@@ -139,7 +154,8 @@ def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `inference_model
     if tile:
         for fn in it:
             got = open_image(r, fn, skipped)
-            if got is not None: yield fn, got[0], _nodata(predict_tiled(model, r.tensor(got[1]), tile, overlap, bs, tta), got[2])
+            if got is not None:
+                yield fn, got[0], _nodata(predict_tiled(model, r.tensor(got[1]), tile, overlap, bs, tta, blend), got[2])
         return
     for chunk in chunked(it, bs):
         got = [(f, open_image(r, f, skipped)) for f in chunk]
@@ -198,12 +214,15 @@ def check_inputs(model, # A `LearnerModel` or `OnnxModel`
 def check_predict_options(bs:int=8, # Images or windows per batch
                           tile:int|None=None, # Window side, or None
                           overlap:float=0.25, # Share of a window that overlaps the next
+                          blend:str='gaussian', # How overlapping windows are weighted: one of `blends`
                          ):
     "Refuse impossible values of the prediction options, in the command line's words, before anything is read or written"
     if not isinstance(bs, (int, np.integer)) or bs < 1: raise ValueError(f'--bs {bs}: give 1 or more images (or windows) per batch')
     if tile is not None:
         if tile < 32 or tile % 32: raise ValueError(f'--tile {tile}: the U-Net needs a multiple of 32, e.g. {max(32, tile // 32 * 32)}')
         if not 0 <= overlap < 1: raise ValueError(f'--overlap {overlap}: give a share of the window in [0, 1), e.g. 0.25')
+    _check_blend(blend)
+
 
 # %% ../nbs/05b_predict.ipynb #7b299534
 def geo_tiff(fn:Path|str)->bool:
@@ -275,6 +294,7 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
                    cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
                    tile:int|None=None, # Predict by overlapping windows of this side, at native resolution
                    overlap:float=0.25, # Share of a window that overlaps the next (tiles)
+                   blend:str='gaussian', # Weights of overlapping tiles (`tile_weights`): gaussian, ramp, sine or none
                    engine:str='auto', # auto, torch, torch-bf16 or onnx (`inference_model`)
                    compile:bool|str=False, # Compile the PyTorch model: True (inductor) or a backend of `compile_backends`
                    skipped:list|None=None, # Images that cannot be read are noted here as (file, reason) and left out; None: raise
@@ -282,7 +302,7 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
                    written:list|None=None, # The mask files written are appended here as they are (what an interrupt leaves)
                   )->list: # The mask files written
     "Predict every image under `images` and write palette PNG masks (GeoTIFFs for GeoTIFFs) to `out`, at the images' relative paths; never over an input"
-    check_predict_options(bs, tile, overlap)
+    check_predict_options(bs, tile, overlap, blend)
     plan, note = output_plan(images, out)   # refused before anything is read or written
     m = inference_model(model, cpu, engine, compile)
     check_inputs(m, list(plan))   # images unlike the training images are refused before anything is written
@@ -292,7 +312,7 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
     mark_output(out, 'segdist-predict')   # never read as images by a later walk (`image_files`)
     (out/'palette.json').write_text(json.dumps({c: pal[i].tolist() for i, c in enumerate(m.codes)}, indent=1))
     written = ifnone(written, [])
-    for fn, img, mask in predict_masks(m, list(plan), bs, tta, tile, overlap, sz, skipped=skipped):
+    for fn, img, mask in predict_masks(m, list(plan), bs, tta, tile, overlap, sz, skipped=skipped, blend=blend):
         dst = plan[fn]
         dst.parent.mkdir(parents=True, exist_ok=True)
         tmp = dst.with_name(dst.name + '.tmp')   # whole or not at all: an interrupt leaves no torn mask
@@ -330,6 +350,9 @@ def predict_parser()->argparse.ArgumentParser:
     p.add_argument('out', help='folder for the masks')
     p.add_argument('--overlay', action='store_true', help='also write image+mask overlays to OUT/overlay')
     p.add_argument('--sz', type=int, help='model input size for whole images (default: its last training size)')
+    p.add_argument('--blend', default='gaussian', choices=blends, help="how overlapping tiles are weighted, with "
+                   "--tile: gaussian (nnU-Net's, sigma 1/8 of the tile; the default), ramp (linear), sine, or none "
+                   "(plain averaging)")
     return engine_options(p)
 
 # %% ../nbs/05b_predict.ipynb #26693f32
@@ -343,7 +366,7 @@ def segdist_predict(argv:list|None=None, # Command-line arguments (default: the 
     log_progress()
     skipped, done = [], []
     try: fns = predict_folder(model, images, out, bs=bs, overlay_=overlay, tta=tta, sz=sz, cpu=True if cpu else None, tile=tile, overlap=overlap,
-                             engine=engine, compile=compile, skipped=skipped, verbose=True, written=done)
+                             blend=a.blend, engine=engine, compile=compile, skipped=skipped, verbose=True, written=done)
     except (ValueError, OSError, ImportError) as e: print(f'segdist-predict: error: {e}', file=sys.stderr); raise SystemExit(2)
     except KeyboardInterrupt:
         print(f'segdist-predict: interrupted: {len(done)} mask(s) written to {out}' + (f' (the last {done[-1]})' if done else '') +
