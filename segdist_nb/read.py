@@ -210,8 +210,7 @@ def lossy_palette(counts:dict, # Pixel count of each value: a grey level, or an 
     need = int(d.max())
     grey = bool((cen == cen[:, :1]).all())
     pal = [int(c[0]) for c in cen] if grey else [[int(v) for v in c] for c in cen]
-    gap = np.abs(cen[:, None] - cen[None]).max(-1)[np.triu_indices(len(cen), 1)].min(initial=10**6)
-    return dict(palette=pal, tolerance='nearest' if need > radius or 2 * need >= gap else need, values=len(keys), pixels=tot,   # overlapping windows: nearest
+    return dict(palette=pal, tolerance='nearest' if need > radius else need, values=len(keys), pixels=tot,
                 moved=int(n[d > 0].sum()), far=int(n[d > radius].sum()), shares=[float(n[(j == i) & (d <= radius)].sum() / tot) for i in range(len(cen))])
 
 # %% ../nbs/00_read.ipynb #d58dc1d1
@@ -242,15 +241,16 @@ class MaskReader:
             raise ValueError(f"tolerance {tolerance!r}: give a number of levels of 0 or more (per channel), or 'nearest'")
         if tolerance and self.palette is None: raise ValueError(f'tolerance {tolerance}: a tolerance needs a palette (palette:)')
         self.tolerance = 'nearest' if tolerance == 'nearest' else float(tolerance)
-        if self.palette is not None and self.tolerance != 'nearest':   # two colours a pixel can be within tolerance of: which class is it?
+        if self.palette is not None and self.tolerance != 'nearest':   # a class colour within tolerance of another's: which class is it?
             d = np.abs(self.palette[:, None] - self.palette[None]).max(-1)
-            i, j = np.triu_indices(len(d), 1); k = np.flatnonzero(d[i, j] <= 2 * self.tolerance)
+            i, j = np.triu_indices(len(d), 1); k = np.flatnonzero(d[i, j] <= self.tolerance)
             if len(k):
                 a, b = int(i[k[0]]), int(j[k[0]]); dab = int(d[a, b])
-                raise ValueError(f'palette colours {self.palette[a].tolist()} (class {a}) and {self.palette[b].tolist()} (class {b}) ' +
+                pa, pb = self.palette[a].tolist(), self.palette[b].tolist()
+                raise ValueError(f'palette colours {pa} (class {a}) and {pb} (class {b}) ' +
                                  ('are the same: give each class its own colour' if dab == 0 else
-                                  f'are {dab} levels apart, so a pixel within tolerance {_tol(self.tolerance)} of one can be within it of the other: '
-                                  f'give a tolerance below {dab / 2:g}, or tolerance: nearest'))
+                                  f'are {dab} levels apart, within tolerance {_tol(self.tolerance)} of each other: '
+                                  f'give a tolerance below {dab}, or tolerance: nearest'))
         bad = [o for o in self.ignore if isinstance(o, int) and 0 <= o < self.n]
         if bad: raise ValueError(f'ignore value {bad[0]} is class {bad[0]} ({where}): a class cannot be ignored; make it the void class instead')
         self.lut = np.full(256, -1, np.int16); self.lut[:self.n] = np.arange(self.n)
