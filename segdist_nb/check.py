@@ -150,7 +150,7 @@ def check_data(path:Path|str, # Data set root
 
 # %% ../nbs/01a_check.ipynb #7ee7901b
 def _check_ignore(spec:DataSpec, fns:list, where:str):
-    "A `SpecError` when an ignored value is one no mask can hold (by the first mask that reads): ignoring it would ignore nothing"
+    "A `SpecError` when an ignored value is one no mask can hold (by the first mask): ignoring it would ignore nothing"
     m = first(Path(spec.splits[s].label_fn(f)) for s in spec.splits for f in fns[:1] if f in spec.files(s))
     try:
         with Image.open(m) as im: hi = 65535 if im.mode.startswith('I') else 255
@@ -158,7 +158,8 @@ def _check_ignore(spec:DataSpec, fns:list, where:str):
     for o in spec.ignore:
         vs, top = ([o], hi) if isinstance(o, (int, np.integer)) else (list(o), 255)
         if not all(isinstance(v, (int, np.integer)) and 0 <= v <= top for v in vs):
-            raise SpecError([f"ignore: {o!r} is outside the values the masks hold (0..{top}{' in each channel' if top == 255 and len(vs) == 3 else ''}, e.g. {m}): "
+            ch = ' in each channel' if top == 255 and len(vs) == 3 else ''
+            raise SpecError([f"ignore: {o!r} is outside the values the masks hold (0..{top}{ch}, e.g. {m}): "
                              f"give a value the masks have, or remove it"], where)
 
 def check_spec(spec:DataSpec, # From `load_data`
@@ -226,9 +227,9 @@ def spec_files(spec:DataSpec, # A data set's description
 
 def spec_splitter(spec:DataSpec, # A data set's description
                   fns:list, # `spec_files(spec)`
-                  splitter:Callable|None=None, # Without a `valid:` split: this one, else `default_splitter` (valid.txt, or at random)
+                  splitter:Callable|None=None, # Without a `valid:` split: this one, else `default_splitter` (valid.txt, random)
                  )->Callable:
-    "The splitter of `fns` that training and the check both use: the description's `valid:` split decides when it has one"
+    "The splitter of `fns` that training and the check both use: the description's `valid:` split decides if it has one"
     if spec.has_valid:
         if splitter is not None: raise ValueError(f'splitter= and the valid: split of {spec.file}: use one of them')
         return IndexSplitter(list(range(len(spec.files('train')), len(fns))))
@@ -242,8 +243,9 @@ def valid_split(spec:DataSpec, # A data set's description
     t, v = spec_splitter(spec, fns)(fns)   # a valid.txt line that is not an image: the DataError training gives
     check_split((t, v), len(fns), str(spec.file or spec.root))
     if spec.has_valid: return ''
-    src = (f"listed in {spec.root/'valid.txt'}" if (spec.root/'valid.txt').exists() else 'drawn at random from train (20%, seed 42; ' +
-           (f'a valid: split in {spec.file} chooses them)' if spec.file else 'list them in valid.txt to choose)'))
+    choose = f'a valid: split in {spec.file} chooses them)' if spec.file else 'list them in valid.txt to choose)'
+    vt = spec.root/'valid.txt'
+    src = f"listed in {vt}" if vt.exists() else f'drawn at random from train (20%, seed 42; {choose}'
     return f' (train: {len(t)} for training, {len(v)} for validation {src})'
 
 # %% ../nbs/01a_check.ipynb #795c0249
@@ -269,8 +271,8 @@ def segdist_check_data(argv:list|None=None, # Command-line arguments (default: t
         today = (p/'images').is_dir() and (p/'codes.txt').is_file()
         if p.is_dir() and not (p/'data.yaml').exists() and images is None and labels is None and not today:
             r = find_layout(p)
-            if r is None: raise SpecError([f'{p} has no data.yaml and no common layout fits it: {layout_report(p)}; or describe it in a '
-                                           f'data.yaml (see https://segdist.github.io/segdist_nb/describe.html)'])
+            if r is None: raise SpecError([f'{p} has no data.yaml and no common layout fits it: {layout_report(p)}; or describe it '
+                                           f'in a data.yaml (see https://segdist.github.io/segdist_nb/describe.html)'])
             txt, ask = layout_yaml(*r), [o.removeprefix('question: ') for o in r[1] if o.startswith('question: ')]
             if not write or ask:
                 print(f'{p} has no data.yaml; this one fits:\n\n{txt}\n' + (f'not written: {ask[0]}' if ask else f'write it with: segdist-check-data {data} --write')); raise SystemExit(1)

@@ -241,7 +241,7 @@ class MaskReader:
             raise ValueError(f"tolerance {tolerance!r}: give a number of levels of 0 or more (per channel), or 'nearest'")
         if tolerance and self.palette is None: raise ValueError(f'tolerance {tolerance}: a tolerance needs a palette (palette:)')
         self.tolerance = 'nearest' if tolerance == 'nearest' else float(tolerance)
-        if self.palette is not None and self.tolerance != 'nearest':   # a class colour within tolerance of another's: which class is it?
+        if self.palette is not None and self.tolerance != 'nearest':   # a colour within tolerance of another's: which class is it?
             d = np.abs(self.palette[:, None] - self.palette[None]).max(-1)
             i, j = np.triu_indices(len(d), 1); k = np.flatnonzero(d[i, j] <= self.tolerance)
             if len(k):
