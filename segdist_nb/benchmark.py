@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/benchmark.html.md"""
 
 # %% ../nbs/06b_benchmark.ipynb #f12cf5f8
 from __future__ import annotations
-import argparse, json, time
+import argparse, difflib, json, time
 from pathlib import Path
 import numpy as np
 from fastcore.all import *
@@ -19,6 +19,7 @@ from .model import seg_learner, precision_option
 from .compiled import compile_option
 from .weights import read_learner
 from .decoders import decoders, check_decoder, model_name
+from .encoders import timm_name
 from .engine import model_size
 from .split import bench_split
 from .launch import run_launch
@@ -274,6 +275,9 @@ def bench_argv(argv:list, # `segdist-bench`'s arguments
     "`argv` with its mode first: `scaling` when none is given; the spelling of before (`--speed`, `--costs`) said in a line and read as its mode"
     argv = [str(o) for o in argv]
     if argv and (argv[0] in bench_modes or argv[0] in ('-h', '--help')): return argv
+    if argv and not argv[0].startswith('-'):   # a mode misspelt: the one meant, not scaling's "unrecognized arguments"
+        near = difflib.get_close_matches(argv[0], bench_modes, n=1, cutoff=0.5) or [m for m in bench_modes if m.startswith(argv[0][:3])]
+        bench_parser().error(f"unknown mode {argv[0]!r}: " + (f"did you mean segdist-bench {near[0]}? " if near else '') + f"the modes are {', '.join(bench_modes)}")
     for m in ('speed', 'costs'):
         if f'--{m}' in argv:
             print(f'segdist-bench: --{m} is the mode {m} now: segdist-bench {m} ...', file=sys.stderr)
@@ -293,7 +297,10 @@ def segdist_bench(argv:list|None=None):
         if res is not None: Path(a.result).write_text(json.dumps(res))
         return
     if a.mode == 'costs':
-        ds = list(decoders) if a.decoders == 'all' else [check_decoder(o) for o in a.decoders.split(',')]
+        try: ds = list(decoders) if a.decoders == 'all' else [check_decoder(o) for o in a.decoders.split(',')]
+        except ValueError as e: bench_parser().error(f"costs --decoders {a.decoders}: {str(e).replace(' (--decoder, decoder=)', '')}")
+        try: [timm_name(o) for o in a.archs.split(',')]   # an unknown encoder: one line before anything is built
+        except ValueError as e: bench_parser().error(f"costs --archs {a.archs}: {str(e).replace(' (--arch, arch=)', '')}")
         bench_costs(ds, a.archs.split(','), a.sz, a.bs, a.out, steps=a.steps, warmup=a.warmup, rounds=a.rounds, threads=a.threads)
         return
     if a.mode == 'speed':

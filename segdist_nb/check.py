@@ -18,7 +18,7 @@ from .split import *
 
 # %% auto #0
 __all__ = ['mask_layouts', 'layout_hint', 'check_pairs', 'sizes_text', 'sizes_message', 'check_data', 'check_spec', 'check_notes',
-           'valid_split', 'check_data_parser', 'segdist_check_data']
+           'spec_files', 'spec_splitter', 'valid_split', 'check_data_parser', 'segdist_check_data']
 
 # %% ../nbs/01a_check.ipynb #14a6476c
 def _check_pair(args):
@@ -149,6 +149,19 @@ def check_data(path:Path|str, # Data set root
     return fns
 
 # %% ../nbs/01a_check.ipynb #7ee7901b
+def _check_ignore(spec:DataSpec, fns:list, where:str):
+    "A `SpecError` when an ignored value is one no mask can hold (by the first mask): ignoring it would ignore nothing"
+    m = first(Path(spec.splits[s].label_fn(f)) for s in spec.splits for f in fns[:1] if f in spec.files(s))
+    try:
+        with Image.open(m) as im: hi = 65535 if im.mode.startswith('I') else 255
+    except Exception: return   # an unreadable mask: check_pairs names it
+    for o in spec.ignore:
+        vs, top = ([o], hi) if isinstance(o, (int, np.integer)) else (list(o), 255)
+        if not all(isinstance(v, (int, np.integer)) and 0 <= v <= top for v in vs):
+            ch = ' in each channel' if top == 255 and len(vs) == 3 else ''
+            raise SpecError([f"ignore: {o!r} is outside the values the masks hold (0..{top}{ch}, e.g. {m}): "
+                             f"give a value the masks have, or remove it"], where)
+
 def check_spec(spec:DataSpec, # From `load_data`
                n_workers:int|None=None, # Processes that read files; default: all cores for large data sets
                splits:list|None=None, # Which splits; default all
@@ -177,6 +190,7 @@ def check_spec(spec:DataSpec, # From `load_data`
             hint = layout_hint(spec.root, fns, lf.tmpl) if spec.file is None and isinstance(lf, MaskPath) else None
             raise (DataError if hint else SpecError)([hint or f"split {s}: labels: {getattr(lf, 'tmpl', lf)!r} finds no mask (e.g. {fns[0].name} -> "
                                                       f"{lf(fns[0])}): fix labels: in data.yaml (--labels)"], where)
+    _check_ignore(spec, next(iter(out.values())), where)
     every = {s: sp.files() for s, sp in spec.splits.items()}   # the masks of splits not checked here are not orphans either
     fs = {f for v in every.values() for f in v}
     expected = {Path(spec.splits[s].label_fn(f)) for s, v in every.items() for f in v}
@@ -205,16 +219,33 @@ def check_notes(spec:DataSpec, # The data set checked
     if len(st.get('sizes') or {}) > 1: out.append('note: ' + sizes_message(st['sizes']))
     return out
 
+# %% ../nbs/01a_check.ipynb #c5bb54b5
+def spec_files(spec:DataSpec, # A data set's description
+              )->list: # The training split's image files, then the validation split's (if any)
+    "The image files training reads: `train`, then `valid` when the description has that split"
+    return [f for s in ('train', 'valid') if s in spec.splits for f in spec.files(s)]
+
+def spec_splitter(spec:DataSpec, # A data set's description
+                  fns:list, # `spec_files(spec)`
+                  splitter:Callable|None=None, # Without a `valid:` split: this one, else `default_splitter` (valid.txt, random)
+                 )->Callable:
+    "The splitter of `fns` that training and the check both use: the description's `valid:` split decides if it has one"
+    if spec.has_valid:
+        if splitter is not None: raise ValueError(f'splitter= and the valid: split of {spec.file}: use one of them')
+        return IndexSplitter(list(range(len(spec.files('train')), len(fns))))
+    return splitter if splitter is not None else default_splitter(spec.root, fns)
+
 # %% ../nbs/01a_check.ipynb #e1da81a2
 def valid_split(spec:DataSpec, # A data set's description
                )->str: # How validation is chosen, for the check's summary
     "The validation images of `spec` as training picks them without a `valid:` split (`valid.txt`, else at random), checked as training checks them"
+    fns = L(spec_files(spec))
+    t, v = spec_splitter(spec, fns)(fns)   # a valid.txt line that is not an image: the DataError training gives
+    check_split((t, v), len(fns), str(spec.file or spec.root))
     if spec.has_valid: return ''
-    fns = L(spec.files('train'))
-    sp = default_splitter(spec.root, fns)   # a valid.txt line that is not an image: the DataError training gives
-    t, v = sp(fns)
-    check_split((t, v), len(fns), str(spec.root))
-    src = f"listed in {spec.root/'valid.txt'}" if (spec.root/'valid.txt').exists() else 'drawn at random (20%, seed 42; list them in valid.txt to choose)'
+    choose = f'a valid: split in {spec.file} chooses them)' if spec.file else 'list them in valid.txt to choose)'
+    vt = spec.root/'valid.txt'
+    src = f"listed in {vt}" if vt.exists() else f'drawn at random from train (20%, seed 42; {choose}'
     return f' (train: {len(t)} for training, {len(v)} for validation {src})'
 
 # %% ../nbs/01a_check.ipynb #795c0249
@@ -240,8 +271,8 @@ def segdist_check_data(argv:list|None=None, # Command-line arguments (default: t
         today = (p/'images').is_dir() and (p/'codes.txt').is_file()
         if p.is_dir() and not (p/'data.yaml').exists() and images is None and labels is None and not today:
             r = find_layout(p)
-            if r is None: raise SpecError([f'{p} has no data.yaml, no images/ folder, and no common layout was found: describe it in a '
-                                           f'data.yaml (see https://segdist.github.io/segdist_nb/describe.html), or pass --images DIR and --labels TEMPLATE'])
+            if r is None: raise SpecError([f'{p} has no data.yaml and no common layout fits it: {layout_report(p)}; or describe it '
+                                           f'in a data.yaml (see https://segdist.github.io/segdist_nb/describe.html)'])
             txt, ask = layout_yaml(*r), [o.removeprefix('question: ') for o in r[1] if o.startswith('question: ')]
             if not write or ask:
                 print(f'{p} has no data.yaml; this one fits:\n\n{txt}\n' + (f'not written: {ask[0]}' if ask else f'write it with: segdist-check-data {data} --write')); raise SystemExit(1)

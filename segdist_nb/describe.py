@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/describe.html.md"""
 
 # %% ../nbs/00c_describe.ipynb #130579d8
 from __future__ import annotations
-import argparse, csv, json, os
+import argparse, csv, json, os, re
 from collections import Counter
 from pathlib import Path
 import numpy as np, yaml
@@ -17,9 +17,10 @@ from .read import *
 from .augment import *
 
 # %% auto #0
-__all__ = ['spec_keys', 'split_keys', 'split_names', 'default_labels', 'cityscapes_names', 'voc_names', 'mask_names',
-           'palette_files', 'SpecError', 'read_palette', 'DataSplit', 'DataSpec', 'check_root', 'load_data',
-           'spec_from_text', 'find_layout', 'layout_yaml', 'suggest_hint', 'layout_options']
+__all__ = ['spec_keys', 'split_keys', 'split_names', 'default_labels', 'list_suffixes', 'cityscapes_names', 'voc_names',
+           'mask_names', 'palette_files', 'SpecError', 'read_palette', 'image_keys', 'list_names', 'DataSplit',
+           'DataSpec', 'check_root', 'load_data', 'spec_from_text', 'mask_folders', 'pair_masks', 'find_lists',
+           'find_layout', 'layout_yaml', 'suggest_hint', 'layout_report', 'layout_options']
 
 # %% ../nbs/00c_describe.ipynb #717c7a5d
 spec_keys = ('path', 'names', 'codes', 'void', 'ignore', 'palette', 'tolerance', 'nodata', 'bands', 'aug', 'images', 'labels', 'train', 'valid', 'test')
@@ -48,6 +49,57 @@ def read_palette(fn:Path|str, # CamVid's `label_colors.txt` ('R G B name' per li
             except (ValueError, IndexError): raise SpecError([f'{fn} line {i+1} {l!r} is not "R G B name": fix that line']) from None
     return cols, names
 
+# %% ../nbs/00c_describe.ipynb #b9f581bb
+def _split_of(name:str)->str|None:
+    n = name.lower()
+    return 'train' if n in ('train', 'training') else 'valid' if n in ('val', 'valid', 'validation') else 'test' if n in ('test', 'testing') else None
+
+list_suffixes = ('.txt', '.yaml', '.yml', '.json', '.csv')
+
+def image_keys(fns:list, # Image files
+               images:Path, # Their folder
+              )->dict: # key -> file
+    "The names a list file may give an image by: its path in `images`, with or without suffix, its name, its stem, its number"
+    # its number: `001_image.png` is 001 and 1, when no other image has that number
+    by, ids = {}, Counter()
+    for f in fns:
+        r = f.relative_to(images)
+        for k in (r.as_posix(), r.with_suffix('').as_posix(), f.name, f.stem): by.setdefault(k, f)
+    num = {f: m.group() for f in fns if (m := re.match(r'\d+', f.stem))}
+    ids.update(k for n in num.values() for k in {n, str(int(n))})
+    for f, n in num.items():
+        for k in {n, str(int(n))}:
+            if ids[k] == 1: by.setdefault(k, f)
+    return by
+_name_cols = ('image', 'images', 'file', 'filename', 'file_name', 'name', 'image_id', 'id', 'img', 'path')
+_split_cols = ('split', 'set', 'subset', 'partition', 'fold')
+
+def list_names(fn:Path, # A list file: a name a line, YAML or JSON (split name -> names), or CSV with a split column
+               split:str, # 'train', 'valid' or 'test': the part of a YAML, JSON or CSV list that is this split's
+              )->list: # Image names, stems or paths
+    "The image names a list file gives `split`, as data sets ship their splits"
+    fn, sfx = Path(fn), Path(fn).suffix.lower()
+    if sfx in ('.yaml', '.yml', '.json'):
+        try: d = yaml.safe_load(fn.read_text())   # JSON is YAML
+        except yaml.YAMLError as e: raise SpecError([f'{fn} is not valid YAML or JSON ({e}): fix the file']) from None
+        if isinstance(d, dict):
+            k = first(k for k in d if _split_of(str(k)) == split)
+            if k is None:
+                raise SpecError([f'{fn} has no list for split {split} (its keys: {list(d)}): name it train, val or test'])
+            d = d[k]
+        if not isinstance(d, list):
+            raise SpecError([f'{fn}: expected a list of image names, or a mapping of split names (train, val, test) to lists'])
+        return [str(o) for o in d]
+    if sfx == '.csv':
+        rows = list(csv.DictReader(fn.read_text().splitlines()))
+        cols = list(rows[0]) if rows else []
+        sc = first(c for c in cols if c.strip().lower() in _split_cols)
+        if sc is None:
+            raise SpecError([f'{fn}: no split column (one of {list(_split_cols)}) among {cols}: add one (train, val, test)'])
+        nc = first(c for c in cols if c.strip().lower() in _name_cols) or first(c for c in cols if c != sc)
+        return [r[nc].strip() for r in rows if _split_of((r[sc] or '').strip()) == split]
+    return [l.strip() for l in fn.read_text().splitlines() if l.strip()]
+
 # %% ../nbs/00c_describe.ipynb #9dbefa47
 class DataSplit:
     "One split of a data set: its image files (a folder searched recursively, or the names of a list file in it) and their masks"
@@ -64,11 +116,9 @@ class DataSplit:
         fns = sorted(image_files(self.images))
         if self.lst is not None:
             if not self.lst.is_file(): raise SpecError([f'split {self.name}: the list file {self.lst} does not exist: fix list: in data.yaml'])
-            want = [l.strip() for l in self.lst.read_text().splitlines() if l.strip()]
-            by = {}
-            for f in fns:
-                r = f.relative_to(self.images)
-                for k in (r.as_posix(), r.with_suffix('').as_posix(), f.name, f.stem): by.setdefault(k, f)
+            want, by = list_names(self.lst, self.name), image_keys(fns, self.images)
+            for o in want:   # a path from the root or elsewhere: its file name
+                if o not in by and Path(o).name in by: by[o] = by[Path(o).name]
             miss = [o for o in want if o not in by]
             if miss: raise SpecError([f'{self.lst} (split {self.name}) names {len(miss)} image(s) that are not in {self.images}, '
                                       f'e.g. {miss[:3]}: fix or remove those lines, or add the images'])
@@ -106,9 +156,22 @@ class DataSpec:
     def imagery(self)->Imagery:
         "What the images are (8-bit pictures, or bands at their depth), from the first training image's header; their nodata from it or `nodata:`"
         if getattr(self, '_imagery', None) is None:
-            fns = self.files('train')
-            self._imagery = imagery(fns[0], self.bands) if fns else Imagery()
-            if 'nodata' in (self.desc or {}): self._imagery.nodata = None if self.desc['nodata'] == 'none' else self.desc['nodata']
+            fns, im = self.files('train'), None
+            for f in fns[:20]:   # the first that reads: an unreadable one is the check's to name, with its fix
+                try: im = imagery(f, self.bands); break
+                except Exception as e: err = e
+            if im is None and fns:
+                raise DataError([f'image {fns[0]} is unreadable ({err}), and so are the next {min(len(fns), 20) - 1}: '
+                                 f're-export them or remove them with their masks'], str(self.file or self.root))
+            self._imagery = im or Imagery()
+            if 'nodata' in (self.desc or {}):
+                nd = self.desc['nodata']
+                dt = np.dtype(self._imagery.dtype or 'float32')
+                if nd != 'none' and dt.kind in 'ui' and not np.iinfo(dt).min <= nd <= np.iinfo(dt).max:
+                    lo, hi = np.iinfo(dt).min, np.iinfo(dt).max
+                    raise SpecError([f'{self.file}: nodata: {nd} is outside the values of the images ({dt.name}, {lo}..{hi}, '
+                                     f'e.g. {fns[0]}): give the value their pixels outside the scene have, or none'])
+                self._imagery.nodata = None if nd == 'none' else nd
         return self._imagery
     def files(self, split:str='train')->list: return self.splits[split].files()
     def label_fn(self, splits:list|None=None)->Callable:
@@ -147,11 +210,12 @@ def _split(root:Path, name:str, d, images:str, labels:str, where:str)->DataSplit
     bad = [k for k in d if k not in split_keys]
     if bad: raise SpecError([f'{where}: {name}: unknown key(s) {bad}: a split has {list(split_keys)}'])
     img, lst = str(d.get('images', images)), d.get('list')
-    if img.endswith('.txt') and lst is None: img, lst = images, img
+    if img.lower().endswith(list_suffixes) and lst is None: img, lst = images, img
     tmpl = str(d.get('labels', labels))
-    try: tmpl.format(stem='s', suffix='.x', name='n', dir='d')
+    try: mask_tmpl(tmpl)[0].format(stem='s', suffix='.x', name='n', dir='d')
     except (KeyError, IndexError, ValueError) as e:
-        raise SpecError([f'{where}: {name}: labels: {tmpl!r} is not a template: use {{stem}}, {{suffix}}, {{name}} and {{dir}} ({e})']) from None
+        raise SpecError([f'{where}: {name}: labels: {tmpl!r} is not a template: use {{stem}}, {{suffix}}, {{name}}, {{dir}} '
+                         f'and {{stem-END}} ({e})']) from None
     folder = root/img
     if not folder.is_dir(): raise SpecError([f'{where}: {name}: images: {folder} is not a folder: fix the path (relative to {root})'])
     return DataSplit(name, folder, MaskPath(root, tmpl, folder, str(d.get('strip', ''))), None if lst is None else root/lst)
@@ -162,6 +226,9 @@ def _classes(root:Path, d:dict, where:str)->tuple:
     if isinstance(pal, str): pal, pnames = read_palette(root/pal)
     if 'names' in d and 'codes' in d: raise SpecError([f'{where}: give names: or codes:, not both'])
     if 'names' in d:
+        if not isinstance(d['names'], list):
+            raise SpecError([f"{where}: names: {d['names']!r}: give the class names as a list, in pixel-value order, "
+                             f"e.g. [background, crop, weed]"])
         codes = [str(o) for o in d['names']]
         if not codes or len(set(codes)) != len(codes): raise SpecError([f'{where}: names: give each class a unique name, in pixel-value order'])
     elif 'codes' in d or pnames is None: codes = read_codes(root/d.get('codes', 'codes.txt'))
@@ -228,8 +295,11 @@ def _today(root:Path, images:str|None, labels:str|None, codes:list|None)->DataSp
         hint = suggest_hint(root) if images is None else None
         raise DataError([f"{img} is not a folder: put the images there, pass --images DIR (images= in Python), or "
                          f"describe the data set in a data.yaml" + (f'. {hint}' if hint else '')], str(root))
-    if codes is None and not (root/'codes.txt').is_file() and (hint := suggest_hint(root, img)):
-        raise DataError([f"{root/'codes.txt'} is missing: {hint}"], str(root))
+    if codes is None and not (root/'codes.txt').is_file():
+        hint, f = suggest_hint(root, img), first(image_files(img, quiet=True))
+        if hint is None and f is not None and labels is None and not MaskPath(root, default_labels, img)(f).is_file():
+            hint = layout_report(root, images or 'images')   # no layout fits: what is there, and the closest mask rule
+        if hint: raise DataError([f"{root/'codes.txt'} is missing: {hint}"], str(root))
     codes = codes or read_codes(root/'codes.txt')
     return DataSpec(root, list(codes), dict(train=DataSplit('train', img, MaskPath(root, labels or default_labels, img))))
 
@@ -246,11 +316,8 @@ voc_names = ['background', 'aeroplane', 'bicycle', 'bird', 'boat', 'bottle', 'bu
 mask_names = ['{name}', '{stem}.png', '{stem}_P{suffix}', '{stem}_P.png', '{stem}_L.png', '{stem}_mask.png', '{stem}_mask{suffix}',
               '{stem}_label.png', '{stem}_labels.png', '{stem}_gt.png', '{stem}.gif', '{stem}.tif', '{stem}_mask.gif', '{stem}_mask.tif']
 palette_files = ('label_colors.txt', 'class_dict.csv')
-_mask_dirs, _annot_sfx = ('labels', 'masks', 'annotations', 'annotation', 'gt', 'label', 'mask'), ('annot', '_annot', '_labels', '_masks', '_gt', '_label', '_mask')
-
-def _split_of(name:str)->str|None:
-    n = name.lower()
-    return 'train' if n in ('train', 'training') else 'valid' if n in ('val', 'valid', 'validation') else 'test' if n in ('test', 'testing') else None
+_mask_dirs = ('labels', 'masks', 'annotations', 'annotation', 'gt', 'label', 'mask', 'ground_truth', 'groundtruth', 'segmentation')
+_annot_sfx = ('annot', '_annot', '_labels', '_masks', '_gt', '_label', '_mask')
 
 def _mask_tmpl(root:Path, img_dir:Path, lbl_dir:Path, fns:list, strip:str='', n:int=50)->str|None:
     "The template under `lbl_dir` that finds the masks of most of the first `n` images"
@@ -284,17 +351,59 @@ def _candidates(root:Path)->tuple:
             m = first(d/x for x in _mask_dirs if (d/x).is_dir())
             if m is not None: pairs[s] = (d/'images', m)
     if pairs: return "<split>/images with <split>/labels (fastai's GrandparentSplitter)", pairs
-    if (root/'images').is_dir():
-        m = first(root/x for x in _mask_dirs if (root/x).is_dir())
-        if m is not None: return f'images/ with {m.name}/ (validation by valid.txt, a suffix or at random)', dict(train=(root/'images', m))
+    if (root/'images').is_dir() and (ms := mask_folders(root/'images')):   # every one is tried, in this order
+        return 'images/ with {m}/ (validation by valid.txt, a suffix or at random)', dict(train=(root/'images', ms))
     return None, {}
+
+def mask_folders(img_dir:Path, # An image folder
+                )->list: # Its sibling folders that hold image files: the common mask folder names first
+    "The folders beside `img_dir` that may hold its masks"
+    ds = [d for d in sorted(img_dir.parent.iterdir()) if d.is_dir() and d != img_dir and not d.name.startswith('.')]
+    ds = sorted(ds, key=lambda d: _mask_dirs.index(d.name.lower()) if d.name.lower() in _mask_dirs else len(_mask_dirs))
+    return [d for d in ds if first(image_files(d, quiet=True)) is not None]
+
+def _rank(end:str)->tuple:
+    "Which of several masks of an image is its class mask (Cityscapes' gtFine has colour and instance images beside it)"
+    e = end.lower()
+    return (any(w in e for w in ('color', 'colour', 'instance', 'viz', 'overlay')),
+            next((i for i, w in enumerate(('trainid', 'labelid', 'label', 'mask', 'annot', 'class', 'gt', 'seg')) if w in e), 9))
+
+def pair_masks(root:Path, # Data set root
+               img_dir:Path, # Image folder
+               lbl_dir:Path, # A candidate mask folder
+               fns:list, # Image files of `img_dir`, sorted
+               n:int=50, # Images tried
+               need:float=0.5, # Share of them the rule must find a mask for
+              )->tuple|None: # (template relative to `root`, stem end to strip, images found) or None
+    "The rule of masks named otherwise than their images, found by pairing each image with the masks of longest common stem"
+    fns, votes, seen = fns[:n], Counter(), {}
+    sub = any(f.parent != img_dir for f in fns)
+    for f in fns:
+        d = lbl_dir/f.parent.relative_to(img_dir)
+        if d not in seen: seen[d] = [m for m in image_files(d, recurse=False, quiet=True)[:5000]] if d.is_dir() else []
+        best, rules = 1, set()
+        for m in seen[d]:
+            k = len(os.path.commonprefix([f.stem, m.stem]))
+            while k and f.stem[k-1] in '_-. ': k -= 1   # the common stem ends before a separator
+            if k < best: continue
+            if k > best: best, rules = k, set()
+            rules.add((f.stem[k:], m.stem[k:] + m.suffix))
+        votes.update(rules)
+    for (a, b), _ in sorted(votes.items(), key=lambda o: (-o[1], _rank(o[0][1])))[:5]:
+        end = b.replace('{', '{{').replace('}', '}}')
+        tmpl = (lbl_dir.relative_to(root)/(('{dir}/' if sub else '') + '{stem}' + end)).as_posix()
+        k = sum(MaskPath(root, tmpl, img_dir, a)(f).is_file() for f in fns)
+        if k > need * len(fns): return tmpl, a, k
+    return None
 
 # %% ../nbs/00c_describe.ipynb #d2a35567
 def _scan(masks:list, n:int=300)->tuple:
     "(pixels of each value, is colour, lossy files) over the first `n` masks: what the masks hold, for the classes"
     counts, colour = Counter(), False
     for fn in masks[:n]:
-        with Image.open(fn) as m:
+        try: m = Image.open(fn); m.load()
+        except Exception: continue   # an unreadable mask: the check names it, with the fix
+        with m:
             if m.mode in ('RGB', 'RGBA'): a = np.asarray(m.convert('RGB')).reshape(-1, 3)
             else:
                 a = np.asarray(m).ravel()
@@ -352,6 +461,21 @@ def _classes_found(root:Path, masks:list, known:list|None=None)->tuple:
 
 
 # %% ../nbs/00c_describe.ipynb #278b30d8
+def find_lists(root:Path, # A data set folder
+               images:Path, # Its image folder
+              )->tuple|None: # (the list file, {split: number of images}) or None
+    "A split list shipped at the root (YAML, JSON or CSV) that names most of the images, with a train split"
+    have = set(image_keys(image_files(images, quiet=True), images))
+    for fn in sorted(root.iterdir()):
+        if fn.name == 'data.yaml' or not fn.is_file() or fn.suffix.lower() not in list_suffixes[1:]: continue
+        ks = {}
+        for s in split_names:
+            try: v = list_names(fn, s)
+            except Exception: continue   # not a split list
+            if v and sum(o in have or Path(o).name in have for o in v) > len(v) // 2: ks[s] = len(v)
+        if 'train' in ks: return fn, ks
+    return None
+
 def find_layout(root:Path|str, # A data set folder without data.yaml
                )->tuple|None: # (description dict, notes) or None
     "The `data.yaml` that fits a folder in one of the common layouts, with what was found"
@@ -371,10 +495,26 @@ def find_layout(root:Path|str, # A data set folder without data.yaml
     else:
         kind, pairs = _candidates(root)
         if not pairs: return None
-        for s, (img, lbl) in sorted(pairs.items(), key=lambda o: split_names.index(o[0])):
-            t = _mask_tmpl(root, img, lbl, sorted(image_files(img)))
+        for s, (img, lbls) in sorted(pairs.items(), key=lambda o: split_names.index(o[0])):
+            fns, t = sorted(image_files(img)), None
+            for lbl in lbls if isinstance(lbls, list) else [lbls]:
+                t, strip = _mask_tmpl(root, img, lbl, fns), ''
+                if t is None and (r := pair_masks(root, img, lbl, fns)):
+                    t, strip = r[:2]
+                    eg = MaskPath(root, t, img, strip)(fns[0]).relative_to(root)
+                    notes.append(f'{s}: masks named differently from their images, paired by their common stem: '
+                                 f'{fns[0].relative_to(root)} -> {eg}')
+                if t is not None: break
             if t is None: notes.append(f'{s}: no mask template found for {img.relative_to(root)} in {lbl.relative_to(root)}'); continue
-            desc[s] = dict(images=img.relative_to(root).as_posix(), labels=t)
+            kind = kind.replace('{m}', lbl.name)
+            desc[s] = dict(images=img.relative_to(root).as_posix(), labels=t, **(dict(strip=strip) if strip else {}))
+        if list(desc) == ['train'] and (sl := find_lists(root, root/desc['train']['images'])):   # a split list beside one image folder
+            fn, ks = sl
+            d = desc.pop('train')
+            desc.update({s: dict(images=d['images'], list=fn.name, **{k: v for k, v in d.items() if k != 'images'}) for s in ks})
+            notes.append(f'splits: as listed in {fn.name} (' + ', '.join(f'{s} {n}' for s, n in ks.items()) + ')' +
+                         ('' if 'valid' in ks else
+                          '; validation: 20% of train drawn at random (seed 42), as training does without a valid: split'))
     if 'train' not in desc: return None
     spec = DataSpec(root, ['x'], {s: _split(root, s, d, 'images', default_labels, 'data.yaml') for s, d in desc.items()})
     masks = [spec.splits[s].label_fn(f) for s in spec.splits for f in spec.files(s)[:100]]
@@ -400,11 +540,33 @@ def suggest_hint(root:Path, # A data set folder without data.yaml
     if images is not None and Path(root)/r[0]['train']['images'] == images and 'palette' not in r[0]: return None
     return f"it looks like {r[1][0].removeprefix('layout: ')}: run segdist-check-data {root} --write to write the data.yaml that fits"
 
+# %% ../nbs/00c_describe.ipynb #21d3b9c3
+def layout_report(root:Path|str, # A data set folder in which no layout was found
+                  images:str='images', # Its image folder
+                 )->str: # What was found, and the rule to give
+    "What a folder holds when no layout fits: its images, the folders that may hold masks with their counts, the closest rule"
+    root = Path(root); img = root/images
+    if not img.is_dir():
+        return f'{root} has no {images}/ folder: pass --images DIR and --labels TEMPLATE (images= and labels= in Python)'
+    fns = sorted(image_files(img, quiet=True))
+    if not fns: return f'{img} holds no image files: put the images there, or pass --images DIR'
+    out, ms = f'{img} holds {len(fns)} image(s) (e.g. {fns[0].name})', mask_folders(img)
+    if not ms: return out + f'; no folder beside it holds image files (masks): put them in one (e.g. {", ".join(_mask_dirs[:4])})'
+    counts = [(d, sorted(image_files(d, quiet=True))) for d in ms]
+    out += '; candidate mask folders: ' + ', '.join(f'{d.name}/ ({len(v)} files, e.g. {v[0].name})' for d, v in counts)
+    r = max((pair_masks(root, img, d, fns, need=0) or ('', '', 0) for d in ms), key=lambda o: o[2])
+    if not r[2]:
+        return out + ": no rule pairs their names with the images': give it with --labels 'FOLDER/{stem}...' (labels: in data.yaml)"
+    t = r[0].replace('{stem}', '{stem-' + r[1] + '}', 1) if r[1] else r[0]
+    return out + (f": the closest mask rule, --labels '{t}', finds the masks of {r[2]} of the {min(len(fns), 50)} images tried: "
+                  f"give the others masks named so, or give the rule that fits with --labels (labels: in data.yaml)")
+
 # %% ../nbs/00c_describe.ipynb #a3e2aa7c
 def layout_options(p:argparse.ArgumentParser, # A command's parser
                   )->argparse.ArgumentParser:
     "Add `--images` and `--labels`, which find today's layout's files, spelt and meant the same in every command"
     p.add_argument('--images', help="image folder of today's layout, relative to the data set's root (default 'images')")
-    p.add_argument('--labels', help="mask path template of today's layout, relative to the data set's root, with {stem}, {suffix}, {name} "
-                                    "(default 'labels/{stem}_P{suffix}')")
+    p.add_argument('--labels', help="mask path template of today's layout, relative to the data set's root, with {stem}, {suffix}, {name}, "
+                                    "and {stem-END}, the stem without its end END (default 'labels/{stem}_P{suffix}'; "
+                                    "'annotations/{stem-_image}_annotation.png' finds annotations/1_annotation.png for images/1_image.png)")
     return p

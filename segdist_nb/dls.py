@@ -149,11 +149,8 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
     use, st = ['train'] + (['valid'] if spec.has_valid else []), {}
     if check: check_spec(spec, splits=use, stats=st)
     if item_sz is None and not crop and len(st.get('sizes') or {}) > 1: raise DataError([sizes_message(st['sizes'])], str(spec.file or spec.root))   # crops are one size (the cache still needs one)
-    fns = [f for s in use for f in spec.files(s)]
-    if spec.has_valid:
-        if splitter is not None: raise ValueError(f'splitter= and the valid: split of {spec.file}: use one of them')
-        splitter = IndexSplitter(list(range(len(spec.files('train')), len(fns))))
-    splitter = ifnone(splitter, default_splitter(spec.root, fns))
+    fns = spec_files(spec)
+    splitter = spec_splitter(spec, fns, splitter)   # the check's rule: the description's valid: split decides
     check_split(splitter(fns), len(fns), str(spec.file or spec.root))
     lf, im, aug = spec.label_fn(use), spec.imagery, ifnone(aug, spec.aug or 'seed')
     if cache is not None and cache is not False:

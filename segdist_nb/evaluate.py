@@ -76,11 +76,16 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
     if torch.cuda.is_available() and not cpu and ws > 1: torch.cuda.set_device(int(os.environ.get('LOCAL_RANK', 0)))
     spec = load_data(data, images, labels)
     split = ifnone(split, 'test' if 'test' in spec.splits else None)
-    if split is not None and split not in spec.splits:
-        raise DataError([f"--split {split}: the data set has the splits {list(spec.splits)}: choose one of them (test: in data.yaml)"], str(spec.file or spec.root))
-    use = [split] if split else list(spec.splits)
+    held = split == 'valid' and not spec.has_valid   # no valid: split: the validation images training holds out of train
+    if split is not None and split not in spec.splits and not held:
+        have = list(spec.splits) + ([] if spec.has_valid else ['valid (held out of train as training holds it out)'])
+        raise DataError([f"--split {split}: the data set has the splits {have}: choose one of them (test: in data.yaml)"], str(spec.file or spec.root))
+    use = ['train'] if held else [split] if split else list(spec.splits)
     gm = GetMask(spec.label_fn(use), spec.reader, spec.imagery.nodata)
     fns = sorted(f for s in use for f in spec.files(s))
+    if held:   # the check's rule and training's (`spec_splitter`): valid.txt, or at random
+        tf = L(spec_files(spec)); fns = sorted(tf[spec_splitter(spec, tf)(tf)[1]])
+        if rank == 0: print(f'--split valid: the validation images held out of train, as training holds them out{valid_split(spec)}', flush=True)
     if out is not None:   # the folders it reads are not written to: its pictures would be read as images next time
         ins = {Path(o).absolute() for f in fns for o in (f.parent, Path(gm.label_fn(f)).parent)}
         hit = [d for d in ins if Path(out).absolute().is_relative_to(d)]

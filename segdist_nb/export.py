@@ -6,12 +6,12 @@ Docs: https://segdist.github.io/segdist_nb/export.html.md"""
 
 # %% ../nbs/05d_export.ipynb #386d98bb
 from __future__ import annotations
-import argparse, json, logging, os, sys, tempfile, warnings
+import argparse, errno, json, logging, os, sys, tempfile, warnings
 from pathlib import Path
 import numpy as np, torch
 from fastcore.all import *
 from fastai.vision.all import *
-from .split import default_splitter
+from .check import spec_files, spec_splitter
 from .describe import load_data
 from .dls import GetMask
 from .metrics import SegStats, seg_metric_fns
@@ -70,7 +70,12 @@ def export_onnx(model, # A run's `model.pkl`, or a `Learner`
         g, q = quantize_int8(g, data, **kwargs)
         res['int8'] = q
     fn.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(g, str(fn.with_name(fn.name + '.tmp'))); os.replace(fn.with_name(fn.name + '.tmp'), fn)   # whole or not at all
+    tmp = fn.with_name(fn.name + '.tmp')
+    try: onnx.save(g, str(tmp)); os.replace(tmp, fn)   # whole or not at all
+    except OSError as e:
+        raise OSError(f"{fn} could not be written: " + (f"the disk of {fn.parent} is full ({e.strerror}): free space there, or write the file elsewhere"
+                      if e.errno == errno.ENOSPC else f"{e.strerror or e}: check that {fn.parent} can be written")) from None
+    finally: tmp.unlink(missing_ok=True)   # nothing torn left behind
     return res
 
 # %% ../nbs/05d_export.ipynb #da57aa2e
@@ -80,9 +85,8 @@ def calib_files(data:Path|str, # A labelled data set (folder or description)
                )->tuple: # (training files, validation files, the `DataSpec`)
     "A data set's training and validation images, split as training splits them"
     spec = load_data(data, images, labels)
-    if 'valid' in spec.splits: return spec.files('train'), spec.files('valid'), spec
-    fns = L(spec.files('train'))
-    t, v = default_splitter(spec.root, fns)(fns)
+    fns = L(spec_files(spec))
+    t, v = spec_splitter(spec, fns)(fns)   # as training splits them
     return list(fns[t]), list(fns[v]), spec
 
 # %% ../nbs/05d_export.ipynb #5e2e5936

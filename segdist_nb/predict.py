@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/predict.html.md"""
 
 # %% ../nbs/05b_predict.ipynb #2135db9b
 from __future__ import annotations
-import argparse, importlib.util, json, os, sys
+import argparse, importlib.util, json, os, sys, warnings
 from pathlib import Path
 import numpy as np, torch, tifffile
 import torch.nn.functional as F
@@ -20,9 +20,10 @@ from .engine import *
 from .compiled import compile_option
 
 # %% auto #0
-__all__ = ['blends', 'palette_png', 'overlay', 'tile_starts', 'tile_weights', 'predict_tiled', 'image_batch', 'open_image',
-           'predict_masks', 'check_input', 'check_inputs', 'check_predict_options', 'geo_tiff', 'write_geotiff',
-           'output_plan', 'predict_folder', 'engine_options', 'predict_parser', 'segdist_predict']
+__all__ = ['blends', 'whole_max_px', 'palette_png', 'overlay', 'tile_starts', 'tile_weights', 'predict_tiled', 'image_batch',
+           'open_image', 'predict_masks', 'check_input', 'check_inputs', 'check_whole', 'check_predict_options',
+           'geo_tiff', 'write_geotiff', 'output_plan', 'predict_folder', 'engine_options', 'predict_parser',
+           'segdist_predict']
 
 # %% ../nbs/05b_predict.ipynb #b4cac954
 def palette_png(mask:np.ndarray, # (H, W) class indices
@@ -195,6 +196,7 @@ def check_input(want:Imagery, # What the model trained on (`LearnerModel.imagery
 # %% ../nbs/05b_predict.ipynb #434e18ac
 def check_inputs(model, # A `LearnerModel` or `OnnxModel`
                  fns:list, # Image files
+                 skipped:list|None=None, # Images unlike the training images, when others are like them, are noted here as (file, reason) to leave out; None: refuse
                 )->list: # The notes said
     "Refuse (`ValueError`) images unlike the model's training images, naming each kind with a file; say the notes of the others once each"
     want, bad, notes = getattr(model, 'imagery', None), {}, []
@@ -203,12 +205,35 @@ def check_inputs(model, # A `LearnerModel` or `OnnxModel`
         p, note = check_input(want, f)
         if p is not None: bad.setdefault(p.split(' is ', 1)[1], []).append(f)
         if note is not None and note.split(' is ', 1)[1] not in {o.split(' is ', 1)[1] for o in notes}: notes.append(note)
+    if bad and skipped is not None and sum(map(len, bad.values())) < len(fns):   # a few odd files in a folder: left out by name, as unreadable ones
+        skipped += [(f, f'it is {k}') for k, v in bad.items() for f in v]; bad = {}
     if bad:
         eg = '; '.join(f"{v[0]} is {k}" + (f' ({len(v) - 1} more like it)' if len(v) > 1 else '') for k, v in bad.items())
         raise ValueError(f"{sum(map(len, bad.values()))} image(s) are not what the model takes: {eg}: give it images like its training images "
                          f"(the same depth and bands), or train a model on images like these")
     for o in notes: say_once(o)
     return notes
+
+# %% ../nbs/05b_predict.ipynb #9fafd6df
+whole_max_px = 40_000_000   # pixels of the largest image predicted whole (a 6000x6000 photo takes about 2 GB so)
+
+def check_whole(fns:list, # Image files
+                tile:int|None=None, # The window side, or None: whole images
+                max_px:int|None=None, # Largest image predicted whole, in pixels; default `whole_max_px`
+               ):
+    "Refuse (`ValueError`) images larger than `max_px` when they would be predicted whole, naming the largest and `--tile`"
+    if tile: return
+    max_px, big = ifnone(max_px, whole_max_px), []
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', Image.DecompressionBombWarning)   # the header of a huge image: PIL's warning is this check's to say
+        for f in fns:
+            try: h, w = image_info(f)[2]
+            except Exception: continue   # unreadable: named, and skipped, when it is read
+            if h * w > max_px: big.append((h * w, f, w, h))
+    if big:
+        _, f, w, h = max(big, key=lambda o: o[0])
+        raise ValueError(f'{len(big)} image(s) are too large to predict whole (more than {max_px:,} pixels), e.g. {f} ({w}x{h}): '
+                         f'pass --tile 512 (tile=512 in Python) to predict them by overlapping windows at native resolution')
 
 # %% ../nbs/05b_predict.ipynb #64a5d545
 def check_predict_options(bs:int=8, # Images or windows per batch
@@ -305,26 +330,31 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
     check_predict_options(bs, tile, overlap, blend)
     plan, note = output_plan(images, out)   # refused before anything is read or written
     m = inference_model(model, cpu, engine, compile)
-    check_inputs(m, list(plan))   # images unlike the training images are refused before anything is written
+    sk = [] if skipped is not None else None
+    check_inputs(m, list(plan), sk)   # images unlike the training images are refused before anything is written (or, among others, skipped)
+    if sk: skipped += sk; plan = {k: v for k, v in plan.items() if k not in {f for f, _ in sk}}
+    check_whole(list(plan), tile)   # images too large to predict whole: refused, naming --tile
     out = Path(out)
     if note and verbose: print(note)
     pal = seg_palette(len(m.codes))
     mark_output(out, 'segdist-predict')   # never read as images by a later walk (`image_files`)
     (out/'palette.json').write_text(json.dumps({c: pal[i].tolist() for i, c in enumerate(m.codes)}, indent=1))
     written = ifnone(written, [])
-    for fn, img, mask in predict_masks(m, list(plan), bs, tta, tile, overlap, sz, skipped=skipped, blend=blend):
-        dst = plan[fn]
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dst.with_name(dst.name + '.tmp')   # whole or not at all: an interrupt leaves no torn mask
-        try:
-            if dst.suffix == '.tif': write_geotiff(mask, fn, tmp, pal, m.codes)   # a GeoTIFF in, a GeoTIFF out: the same coordinates, nodata where the image is
-            else: palette_png(mask, pal).save(tmp, format='PNG')
-            os.replace(tmp, dst)
-        finally: tmp.unlink(missing_ok=True)
-        written.append(dst)
-        if overlay_:
-            o = out/'overlay'/dst.relative_to(out.absolute()).with_suffix('.jpg')
-            o.parent.mkdir(parents=True, exist_ok=True); overlay(img, mask, pal).save(o, quality=90)
+    with warnings.catch_warnings():   # sizes are checked above (`check_whole`): PIL's bomb warning says nothing more
+        warnings.simplefilter('ignore', Image.DecompressionBombWarning)
+        for fn, img, mask in predict_masks(m, list(plan), bs, tta, tile, overlap, sz, skipped=skipped, blend=blend):
+            dst = plan[fn]
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            tmp = dst.with_name(dst.name + '.tmp')   # whole or not at all: an interrupt leaves no torn mask
+            try:
+                if dst.suffix == '.tif': write_geotiff(mask, fn, tmp, pal, m.codes)   # a GeoTIFF in, a GeoTIFF out: the same coordinates, nodata where the image is
+                else: palette_png(mask, pal).save(tmp, format='PNG')
+                os.replace(tmp, dst)
+            finally: tmp.unlink(missing_ok=True)
+            written.append(dst)
+            if overlay_:
+                o = out/'overlay'/dst.relative_to(out.absolute()).with_suffix('.jpg')
+                o.parent.mkdir(parents=True, exist_ok=True); overlay(img, mask, pal).save(o, quality=90)
     return written
 
 # %% ../nbs/05b_predict.ipynb #89490e88

@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/read.html.md"""
 
 # %% ../nbs/00_read.ipynb #76cd56f5
 from __future__ import annotations
-import json, os, sys, time
+import json, os, re, sys, time
 from collections import Counter
 from pathlib import Path
 import numpy as np, tifffile, torch
@@ -17,9 +17,9 @@ from fastai.vision.all import *
 
 # %% auto #0
 __all__ = ['output_marker', 'ignore_index', 'mark_output', 'is_output', 'say_once', 'image_files', 'DataError', 'read_codes',
-           'MaskPath', 'SplitMasks', 'ReplaceInPath', 'MaskError', 'palette_colours', 'nearest_colour', 'lossy_palette',
-           'MaskReader', 'is_tiff', 'read_image', 'image_info', 'image_nodata', 'nodata_pixels', 'Imagery', 'imagery',
-           'nodata_ignored', 'size_hw', 'resize_bands', 'seg_palette']
+           'mask_tmpl', 'MaskPath', 'SplitMasks', 'ReplaceInPath', 'MaskError', 'palette_colours', 'nearest_colour',
+           'lossy_palette', 'MaskReader', 'is_tiff', 'read_image', 'image_info', 'image_nodata', 'nodata_pixels',
+           'Imagery', 'imagery', 'nodata_ignored', 'size_hw', 'resize_bands', 'seg_palette']
 
 # %% ../nbs/00_read.ipynb #31aa93ae
 output_marker = '.segdist_output'   # the file in every folder this library writes its outputs to
@@ -100,6 +100,12 @@ def read_codes(fn:Path|str, # `codes.txt`: one class name per line, line i = pix
     return codes
 
 # %% ../nbs/00_read.ipynb #bfe9c8e7
+def mask_tmpl(tmpl:str, # A mask path template, perhaps with `{stem-END}`
+             )->tuple: # (the template with `{stem}`, the end to strip from the stem)
+    "A template's `{stem-END}` (the image's stem without its end `END`) as `{stem}` and the `strip` of `MaskPath`"
+    m = re.search(r'\{stem-([^{}]+)\}', tmpl)
+    return (tmpl, '') if m is None else (tmpl[:m.start()] + '{stem}' + tmpl[m.end():], m.group(1))
+
 class MaskPath:
     "Map an image path to its mask: `path/tmpl` formatted with the image's `stem`, `suffix`, `name` and `dir`"
     images, strip = None, ''   # class defaults: a `MaskPath` pickled before these existed still works
@@ -110,12 +116,13 @@ class MaskPath:
                 ): store_attr()
     def __call__(self, o):
         o = Path(o); stem = o.stem
-        if self.strip and stem.endswith(self.strip): stem = stem[:-len(self.strip)]
+        tmpl, strip = mask_tmpl(self.tmpl); strip = strip or self.strip
+        if strip and stem.endswith(strip): stem = stem[:-len(strip)]
         d = '.'
         if self.images is not None:
             try: d = o.parent.relative_to(self.images).as_posix()
             except ValueError: pass
-        return Path(self.path)/self.tmpl.format(stem=stem, suffix=o.suffix, name=o.name, dir=d)
+        return Path(self.path)/tmpl.format(stem=stem, suffix=o.suffix, name=o.name, dir=d)
     def __repr__(self):
         more = (f', images={str(self.images)!r}' if self.images is not None else '') + (f', strip={self.strip!r}' if self.strip else '')
         return f'MaskPath({str(self.path)!r}, {self.tmpl!r}{more})'
@@ -234,6 +241,16 @@ class MaskReader:
             raise ValueError(f"tolerance {tolerance!r}: give a number of levels of 0 or more (per channel), or 'nearest'")
         if tolerance and self.palette is None: raise ValueError(f'tolerance {tolerance}: a tolerance needs a palette (palette:)')
         self.tolerance = 'nearest' if tolerance == 'nearest' else float(tolerance)
+        if self.palette is not None and self.tolerance != 'nearest':   # a colour within tolerance of another's: which class is it?
+            d = np.abs(self.palette[:, None] - self.palette[None]).max(-1)
+            i, j = np.triu_indices(len(d), 1); k = np.flatnonzero(d[i, j] <= self.tolerance)
+            if len(k):
+                a, b = int(i[k[0]]), int(j[k[0]]); dab = int(d[a, b])
+                pa, pb = self.palette[a].tolist(), self.palette[b].tolist()
+                raise ValueError(f'palette colours {pa} (class {a}) and {pb} (class {b}) ' +
+                                 ('are the same: give each class its own colour' if dab == 0 else
+                                  f'are {dab} levels apart, within tolerance {_tol(self.tolerance)} of each other: '
+                                  f'give a tolerance below {dab}, or tolerance: nearest'))
         bad = [o for o in self.ignore if isinstance(o, int) and 0 <= o < self.n]
         if bad: raise ValueError(f'ignore value {bad[0]} is class {bad[0]} ({where}): a class cannot be ignored; make it the void class instead')
         self.lut = np.full(256, -1, np.int16); self.lut[:self.n] = np.arange(self.n)

@@ -126,9 +126,9 @@ def plan_run(cfg:dict, # A config (see `default_config`)
     if cfg['decoder'] != 'fastai':   # sizes it cannot take are refused now, not at a later stage
         check_sizes(cfg['decoder'], arch, {f"stage {st['name']}": st['sz'] for st in cfg['stages']}, spec.imagery.n_in)
     check_weights(cfg['weights'], codes)
-    nt = len(spec.files('train'))
-    splits = (L(range(nt)), L(range(nt, len(fns)))) if spec.has_valid else ifnone(_splitter(cfg), default_splitter(spec.root, fns))(fns)
+    splits = spec_splitter(spec, fns, _splitter(cfg))(fns)   # the check's rule and seg_dls's: the description's valid: split decides
     check_split(splits, len(fns), str(spec.file or spec.root))
+    if _splitter(cfg) is None and (how := valid_split(spec)): print0(f'split:{how}')   # validation held out of train: said, as the check says it
     ws = max(1, num_distrib())
     for st in cfg['stages']:
         if len(splits[0]) // ws < st['bs']:

@@ -6,9 +6,15 @@
    with no hand edit; the same with the masks re-saved at JPEG quality 30.
 2. A GeoTIFF scene (UTM, 30 m pixels) with a nodata border, cut into georeferenced tiles: trained on, the whole scene
    predicted by tiles must have nodata exactly on the border, and `segdist-eval` must count the border in no metric.
+3. A crop/weed field data set as it ships (issue #47): RGB photos `images/NNN_image.png` beside colour masks
+   `annotations/NNN_annotation.png`, and a YAML train/test list of image numbers (`train_test_split.yaml`). It must
+   train and evaluate in 4 commands (`segdist-check-data --write`, the class names written in, `train.py`,
+   `segdist-eval`) with no other hand edit: masks paired by their common stem, the list read as the splits,
+   validation held out of train by seed.
 
-    python tools/as_it_ships.py [--n 60] [--keep DIR]      # a few minutes on 2 CPU cores
+    python tools/as_it_ships.py [--n 60] [--keep DIR] [--only kvasir,scene,field]   # a few minutes on 2 CPU cores
 """
+import os
 import argparse, json, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
 import numpy as np
@@ -23,10 +29,12 @@ from segdist_nb.describe import load_data
 from segdist_nb.check import segdist_check_data
 from segdist_nb.testing import cli
 
-def run(*args):
-    "A console script (its module) in a process of its own: (exit status, output)"
+def run(*args, exe=None):
+    "A console script (its module, or `exe`) in a process of its own, on this checkout's package: (exit status, output)"
     t0 = time.time()
-    r = subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, cwd=root)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), *filter(None, [os.environ.get('PYTHONPATH')])]))
+    cmd = [str(Path(sys.executable).parent/exe)] if exe else [sys.executable]
+    r = subprocess.run([*cmd, *map(str, args)], capture_output=True, text=True, cwd=root, env=env)
     return r.returncode, r.stdout + r.stderr, time.time() - t0
 
 def last(out, start): return [l for l in out.splitlines() if l.startswith(start)][-1:]
@@ -92,15 +100,51 @@ def scene(tmp:Path):
     print(f"  scored {ev['n_images']} tiles (the {len(valid)} validation tiles: {ev['trained_on_left_out']} training tiles left out), "
           f"{nd:,} of their pixels nodata and counted in no metric; miou {ev['metrics']['miou']:.4f}")
 
+def field(tmp:Path, n:int, sz:int=64):
+    "A crop/weed field set as it ships: images/NNN_image.png, colour annotations/NNN_annotation.png, a YAML train/test list of numbers"
+    src = make_synthetic(tmp/'field_src', n=n, size=sz, seed=3)
+    d = tmp/'field'; (d/'images').mkdir(parents=True); (d/'annotations').mkdir()
+    pal = np.array([[0, 0, 0], [0, 255, 0], [255, 0, 0]], np.uint8)   # soil black, crop green, weed red
+    for i, f in enumerate(sorted((src/'images').iterdir()), 1):
+        m = np.asarray(Image.open(src/'labels'/f'{f.stem}_P.png'))
+        shutil.copy(f, d/'images'/f'{i:03d}_image.png')
+        Image.fromarray(pal[np.select([m == 1, (m == 2) | (m == 3)], [1, 2], 0)]).save(d/'annotations'/f'{i:03d}_annotation.png')
+    ids = np.random.default_rng(0).permutation(np.arange(1, n + 1)).tolist()
+    nt = n * 2 // 3
+    (d/'train_test_split.yaml').write_text(f'train: {sorted(ids[:nt])}\ntest: {sorted(ids[nt:])}\n')   # numbers, as the set ships them
+    print(f'--- crop/weed field set as it ships: {n} images/NNN_image.png, colour annotations/NNN_annotation.png, train_test_split.yaml '
+          f'({nt} train, {n - nt} test, image numbers)')
+    def show(i, what, code, out, s, keep):
+        print(f'[{i}] {what}\n    exit {code} in {s:.0f} s'); print(''.join(f'    {l}\n' for l in out.splitlines() if keep(l)), end='')
+        assert code == 0, out[-3000:]
+    code, out, s = run(d, '--write', exe='segdist-check-data')
+    show(1, f'segdist-check-data {d} --write', code, out, s, lambda l: l.startswith(('#', 'names', 'palette', 'train', 'test', d.as_posix())))
+    y = (d/'data.yaml').read_text()
+    (d/'data.yaml').write_text(y.replace('names: [class_0, class_1, class_2]', 'names: [soil, crop, weed]'))   # the one hand edit: the classes' names
+    print(f"[2] the class names written in data.yaml: {[l for l in (d/'data.yaml').read_text().splitlines() if l.startswith('names')][0]}")
+    code, out, s = run('train.py', '--data', d, '--out', tmp/'field_run', '--arch', 'resnet18', '--pretrained', 'false', '--stages', 'stage-1-128',
+                       '--sz-scale', str(sz / 128), '--bs', '8', '--epochs-scale', '0.1', '--num-workers', '0', '--seed', '0')
+    show(3, f'python train.py --data {d} --out {tmp/"field_run"} --arch resnet18 --pretrained false --stages stage-1-128 --sz-scale {sz / 128:g} '
+            f'--bs 8 --epochs-scale 0.1 --num-workers 0 --seed 0', code, out, s, lambda l: l.startswith(('split:', 'stage', 'final:')))
+    code, out, s = run(tmp/'field_run'/'model.pkl', d, '--engine', 'torch', '--k', '0', exe='segdist-eval')
+    show(4, f'segdist-eval {tmp/"field_run"/"model.pkl"} {d}', code, out, s, lambda l: bool(l.strip()) and 'it/s' not in l)
+    ev = json.loads((tmp/'field_run'/f'eval-field-test'/'eval.json').read_text())
+    print(f"  scored split {ev['split']}: {ev['n_images']} images, classes {list(json.loads((tmp/'field_run'/'config.json').read_text())['dataset']['codes'])}")
+
 if __name__ == '__main__':
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--n', type=int, default=60, help='images of the Kvasir-like stand-in (default 60)')
     p.add_argument('--keep', help='write into this folder and keep it (default: a temporary folder, removed)')
+    p.add_argument('--only', default='kvasir,scene,field', help='which stand-ins, comma-separated (default all: kvasir,scene,field)')
     a = p.parse_args()
     tmp = Path(a.keep) if a.keep else Path(tempfile.mkdtemp())
     tmp.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
-    try: kvasir(tmp, a.n); scene(tmp)
+    only = a.only.split(',')
+    try:
+        if 'kvasir' in only: kvasir(tmp, a.n)
+        if 'scene' in only: scene(tmp)
+        if 'field' in only: field(tmp, a.n)
     finally:
         if not a.keep: shutil.rmtree(tmp, ignore_errors=True)
     print(f'done in {time.time() - t0:.0f} s')
