@@ -57,7 +57,7 @@ default_config = dict(
     channels_last=True,     # model and batches in channels-last memory format (faster on CPUs and GPUs)
     compile=False,          # compile the U-Net: False, True (inductor) or a backend name (aot_eager: graph capture only)
     sync_bn=False,          # synchronise BatchNorm statistics across processes (small per-GPU batches)
-    track=None,             # experiment trackers: a list of wandb, mlflow, tensorboard (or 'wandb,mlflow'); rank 0 logs, offline by default (04ca_track)
+    track=None,             # experiment trackers: a list of wandb, mlflow, tensorboard (or 'wandb,mlflow') (04ca)
     track_online=False,     # W&B logs online (else offline into the run folder, unless WANDB_MODE says otherwise)
     tensorboard=False,      # the older spelling of track: [tensorboard] (TensorBoard events in the run folder's tb/)
     keep='final',           # what a finished run keeps: 'final' (model.pkl), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)
@@ -123,11 +123,12 @@ def check_config(cfg:dict, # A config
     if cfg['monitor'] not in monitor_choices: raise ValueError(f"{where}: monitor={cfg['monitor']!r}: choose one of {monitor_choices} (--monitor)")
     if cfg['compile'] not in (False, True, *compile_backends): raise ValueError(f"{where}: compile={cfg['compile']!r}: choose true, false or one of {compile_backends} (--compile [BACKEND])")
     track = check_track(cfg['track'], where)
-    if cfg['tensorboard']:   # the older key: said once, as it becomes track (check_config again finds it false)
+    if cfg['tensorboard']:   # the older key: said once, as it becomes track (a second check finds it false)
         print0(f"{where}: tensorboard: true is written track: [tensorboard] now (--track tensorboard)")
         track, cfg['tensorboard'] = check_track([*track, 'tensorboard'], where), False
     cfg['track'] = track
-    if not isinstance(cfg['track_online'], bool): raise ValueError(f"{where}: track_online={cfg['track_online']!r}: give true or false (--track-online)")
+    if not isinstance(cfg['track_online'], bool):
+        raise ValueError(f"{where}: track_online={cfg['track_online']!r}: give true or false (--track-online)")
     if cfg['keep'] not in keep_choices: raise ValueError(f"{where}: keep={cfg['keep']!r}: choose one of {keep_choices}")
     return cfg
 

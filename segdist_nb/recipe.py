@@ -310,8 +310,9 @@ def train(cfg:dict, # A config (see `default_config`)
         weights = class_weights(dls0, weights, void)
         tm('class weights')
     try:
-        with sigterm_interrupts(), track_run(cfg, out) as tcbs:   # set up until here: SIGTERM stopped the process at once (04a)
-            learn, final = _stages(cfg, out, p, weights, L(cbs) + tcbs, tm, rank)   # the trackers' (rank 0), every stage
+        # set up until here: SIGTERM stopped the process at once (04a); the trackers' callbacks join every stage
+        with sigterm_interrupts(), track_run(cfg, out) as tcbs:
+            learn, final = _stages(cfg, out, p, weights, L(cbs) + tcbs, tm, rank)
     except BaseException as e:
         said = stopped(out, e, fresh and rank == 0)
         if isinstance(e, (DataError, SaveError)): raise RunError(f"{e}\n({said.split(': ', 1)[-1]})" if said else str(e)) from e   # a file that cannot be read (--no-check), or written: one message

@@ -31,8 +31,9 @@ def check_track(track, # Trackers: a list, or names comma-separated ('mlflow,wan
     out = []
     for n in names:
         k = str(n).strip().lower()
-        if k not in track_choices: raise ValueError(f"{where}: track {n!r} is not a tracker: choose from {', '.join(track_choices)} "
-                                                    f"(--track wandb,mlflow on the command line, track=['wandb'] in Python)")
+        if k not in track_choices:
+            raise ValueError(f"{where}: track {n!r} is not a tracker: choose from {', '.join(track_choices)} "
+                             f"(--track wandb,mlflow on the command line, track=['wandb'] in Python)")
         mod, pkg, extra = track_packages[k]
         if importlib.util.find_spec(mod) is None:
             raise ValueError(f"{where}: --track {k} needs the {pkg} package, which is not installed: pip install {pkg} "
@@ -59,14 +60,14 @@ def flat_config(cfg:dict, # A config (nested dicts and lists, such as `stages`)
     return out
 
 def run_artifacts(out:Path)->list:
-    "What a run shows its trackers at the end: its plots, when present, and its model (the `model/` folder, else model.pkl)"
+    "What a run shows its trackers at the end: its plots, when present, and its model (`model/`, else model.pkl)"
     plots = [out/f for f in ('loss.png', 'iou.png', 'results.png', 'confusion.png') if (out/f).is_file()]
     model = out/'model' if (out/'model').is_dir() else out/'model.pkl'
     return plots + ([model] if model.exists() else [])
 
 # %% ../nbs/04ca_track.ipynb #48e85db3
 class RunMLflow(Callback):
-    "MLflow through its client: the config as params, each epoch's row as metrics, the plots and the model at the end (rank 0)"
+    "MLflow through its client: the config as params, each epoch's row as metrics, the plots and the model at the end"
     order = 66   # after Recorder and RunLog
     def __init__(self, cfg:dict, # The run's config: its params
                  out:Path, # The run folder: the local store is `out/mlruns`
@@ -93,16 +94,19 @@ class RunMLflow(Callback):
         t = int(time.time() * 1000)
         self.client.log_batch(self.run_id, metrics=[Metric(k, v, t, step) for k, v in row.items()])
     def _call(self, f):
-        "Run `f` against the tracking server (one try, 10 s unless the environment says otherwise); one that cannot be reached: the local store"
-        env = {k: os.environ.get(k, v) for k, v in (('MLFLOW_HTTP_REQUEST_MAX_RETRIES', '0'), ('MLFLOW_HTTP_REQUEST_TIMEOUT', '10'))}
-        if self.uri.startswith('file:'): env['MLFLOW_ALLOW_FILE_STORE'] = os.environ.get('MLFLOW_ALLOW_FILE_STORE', 'true')   # mlflow 3 keeps it behind a switch
-        try:
-            with modified_env(**env):
+        "Run `f` against the server (one try, 10 s, unless the environment says else); out of reach: the local store"
+        env = {k: os.environ.get(k, v) for k, v in (('MLFLOW_HTTP_REQUEST_MAX_RETRIES', '0'),
+                                                    ('MLFLOW_HTTP_REQUEST_TIMEOUT', '10'))}
+        if self.uri.startswith('file:'):   # mlflow 3 keeps its file store behind a switch
+            env['MLFLOW_ALLOW_FILE_STORE'] = os.environ.get('MLFLOW_ALLOW_FILE_STORE', 'true')
+        try:   # MLflow draws from Python's `random` (a run's name): the run's random state is kept
+            with modified_env(**env), no_random():
                 if not hasattr(self, 'run_id'): self._open()
                 return f()
         except Exception as e:
             if self.uri == self.local: raise
-            print0(f"mlflow: {self.uri} cannot be reached ({type(e).__name__}): logging to the local store {self.local} instead", flush=True)
+            print0(f"mlflow: {self.uri} cannot be reached ({type(e).__name__}): "
+                   f"logging to the local store {self.local} instead", flush=True)
             self.uri = self.local
             if hasattr(self, 'run_id'): del self.run_id
             return self._call(f)
@@ -120,7 +124,7 @@ class RunMLflow(Callback):
 
 # %% ../nbs/04ca_track.ipynb #92cdbb15
 class RunWandb:
-    "W&B through fastai's `WandbCallback` (`cb`): the config, each batch's loss and each epoch's row; the plots and the model at the end"
+    "W&B through fastai's `WandbCallback` (`cb`): config, each batch's loss, each epoch's row; plots, model at the end"
     def __init__(self, cfg:dict, # The run's config
                  out:Path, # The run folder: an offline run goes into `out/wandb`
                  step0:int=0, # Unused: W&B counts its own steps
@@ -134,11 +138,13 @@ class RunWandb:
                 finally: del self.learn.gather_args
         mode = os.environ.get('WANDB_MODE') or ('online' if cfg.get('track_online') else 'offline')
         kw = dict(dir=str(out), project=os.environ.get('WANDB_PROJECT', 'segdist'), name=Path(out).name,
-                  config=json.loads(json.dumps(cfg, default=str)), settings=wandb.Settings(silent=True, console='off', init_timeout=30))
+                  config=json.loads(json.dumps(cfg, default=str)),
+                  settings=wandb.Settings(silent=True, console='off', init_timeout=30))
         try: self.run = wandb.init(mode=mode, **kw)
         except Exception as e:
             if mode == 'offline': raise
-            print0(f"wandb: the server cannot be reached ({type(e).__name__}): logging offline into {Path(out)/'wandb'} instead")
+            print0(f"wandb: the server cannot be reached ({type(e).__name__}): "
+                   f"logging offline into {Path(out)/'wandb'} instead", flush=True)
             self.run = wandb.init(mode='offline', **kw)
         self.cb = OwnConfig(log_preds=False)
     def finish(self, out:Path, ok:bool=True):
@@ -151,9 +157,11 @@ class RunWandb:
             for f in fs:
                 if f.suffix == '.png': continue
                 art = wandb.Artifact(re.sub(r'[^\w.-]', '_', f'{Path(out).name}-model'), type='model')
-                art.add_dir(str(f), name=f.name) if f.is_dir() else art.add_file(str(f))
+                kw = dict(skip_cache=True, policy='immutable')   # read in place when synced: no copy in ~
+                art.add_dir(str(f), name=f.name, **kw) if f.is_dir() else art.add_file(str(f), **kw)
                 self.run.log_artifact(art)
-        if self.run.settings.mode == 'offline': print0(f'wandb: offline run in {self.run.dir[:-len("/files")]} (wandb sync it to upload)')
+        if self.run.settings.mode == 'offline':
+            print0(f'wandb: offline run in {Path(self.run.dir).parent} (wandb sync it to upload)')
         self.run.finish(exit_code=0 if ok else 1)
 
 # %% ../nbs/04ca_track.ipynb #bb396e8b
@@ -163,10 +171,11 @@ trackers = dict(wandb=RunWandb, mlflow=RunMLflow)   # tensorboard: `RunTensorBoa
 def track_run(cfg:dict, # The run's config: its `track` names the trackers
               out:Path, # The run folder
              ):
-    "The callbacks of the trackers in `cfg['track']` for every fit of the run (rank 0; none on the others); on leaving, each run ends"
+    "The callbacks of the trackers in `cfg['track']` for each fit of the run (rank 0; none on others); then each ends"
     out = Path(out)
-    rows = len(list(csv.reader(open(out/'metrics.csv')))) - 1 if (out/'metrics.csv').exists() else 0   # a resumed run's epochs
-    ts = [] if rank_distrib() else [trackers[n](cfg, out, max(0, rows)) for n in check_track(cfg.get('track')) if n in trackers]
+    rows = len(list(csv.reader(open(out/'metrics.csv')))) - 1 if (out/'metrics.csv').exists() else 0   # a resumed run's
+    names = [] if rank_distrib() else check_track(cfg.get('track'))
+    ts = [trackers[n](cfg, out, max(0, rows)) for n in names if n in trackers]
     ok = False
     try:
         yield [t.cb for t in ts]
@@ -174,12 +183,12 @@ def track_run(cfg:dict, # The run's config: its `track` names the trackers
     finally:
         for t in ts:
             try: t.finish(out, ok)
-            except Exception as e: print(f'{type(t).__name__}: the run could not be ended: {e}', file=sys.stderr, flush=True)
+            except Exception as e: print(f'{type(t).__name__}: its run could not end: {e}', file=sys.stderr, flush=True)
 
 # %% ../nbs/04ca_track.ipynb #9fa674b9
 def wandb_history(run_dir:Path, # An offline W&B run: `wandb/offline-run-*`
                  )->list: # A dict per logged step: {'train_loss': ..., 'valid_loss': ..., '_step': ...}
-    "The steps an offline W&B run logged, read from its `.wandb` file (a LevelDB-style log: 32 KiB blocks of chunks with 7-byte headers)"
+    "The steps an offline W&B run logged, from its `.wandb` file (a LevelDB-style log: 32 KiB blocks, 7-byte headers)"
     from wandb.proto import wandb_internal_pb2 as pb
     d, rows, buf, i = first(Path(run_dir).glob('*.wandb')).read_bytes(), [], b'', 7   # 7: the file's own header
     while i + 7 <= len(d):

@@ -67,10 +67,11 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--no-channels-last', action='store_true', help='keep the default memory layout (channels-last is on: faster on CPUs and GPUs)')
     compile_option(p, 'the U-Net')
     p.add_argument('--sync-bn', action='store_true', help='synchronise BatchNorm statistics across processes (small per-GPU batches): one all-reduce per BatchNorm layer, no host read')
-    p.add_argument('--track', help=f"experiment trackers, comma-separated: {', '.join(track_choices)}; rank 0 logs the config, each epoch's row, "
-                                   "the plots and the model, offline by default: W&B into RUN/wandb, MLflow into RUN/mlruns (unless MLFLOW_TRACKING_URI), "
-                                   "TensorBoard into RUN/tb")
-    p.add_argument('--track-online', action='store_true', help='W&B logs online (default: offline, unless WANDB_MODE says otherwise)')
+    p.add_argument('--track', help=f"experiment trackers, comma-separated: {', '.join(track_choices)}; rank 0 logs the "
+                                   "config, each epoch's row, the plots and the model, offline by default: W&B into "
+                                   "RUN/wandb, MLflow into RUN/mlruns (or MLFLOW_TRACKING_URI), TensorBoard in RUN/tb")
+    p.add_argument('--track-online', action='store_true',
+                   help='W&B logs online (default: offline, unless WANDB_MODE says otherwise)')
     p.add_argument('--tensorboard', action='store_true', help='the older spelling of --track tensorboard')
     p.add_argument('--keep', choices=keep_choices, help="what a finished run keeps: 'final' (model.pkl, the default), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)")
     return p
