@@ -13,7 +13,8 @@ from .augment import aug_presets
 from .losses import check_loss
 from .decoders import check_decoder
 from .compiled import compile_backends
-from .distributed import comm_hooks
+from .distributed import comm_hooks, print0
+from .track import check_track
 
 # %% auto #0
 __all__ = ['seed_stages', 'stage_keys', 'default_config', 'keep_choices', 'monitor_choices', 'scale_stages', 'check_config',
@@ -56,7 +57,9 @@ default_config = dict(
     channels_last=True,     # model and batches in channels-last memory format (faster on CPUs and GPUs)
     compile=False,          # compile the U-Net: False, True (inductor) or a backend name (aot_eager: graph capture only)
     sync_bn=False,          # synchronise BatchNorm statistics across processes (small per-GPU batches)
-    tensorboard=False,      # rank 0 writes TensorBoard events into the run folder (tb/)
+    track=None,             # experiment trackers: a list of wandb, mlflow, tensorboard (or 'wandb,mlflow') (04ca)
+    track_online=False,     # W&B logs online (else offline into the run folder, unless WANDB_MODE says otherwise)
+    tensorboard=False,      # the older spelling of track: [tensorboard] (TensorBoard events in the run folder's tb/)
     keep='final',           # what a finished run keeps: 'final' (model.pkl), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)
     synth_n=200,            # size of the synthetic demo set when it is made
     stages=seed_stages,
@@ -119,6 +122,13 @@ def check_config(cfg:dict, # A config
     if cfg['aug'] is not None and cfg['aug'] not in aug_presets: raise ValueError(f"{where}: aug={cfg['aug']!r}: choose one of {', '.join(aug_presets)} (--aug)")
     if cfg['monitor'] not in monitor_choices: raise ValueError(f"{where}: monitor={cfg['monitor']!r}: choose one of {monitor_choices} (--monitor)")
     if cfg['compile'] not in (False, True, *compile_backends): raise ValueError(f"{where}: compile={cfg['compile']!r}: choose true, false or one of {compile_backends} (--compile [BACKEND])")
+    track = check_track(cfg['track'], where)
+    if cfg['tensorboard']:   # the older key: said once, as it becomes track (a second check finds it false)
+        print0(f"{where}: tensorboard: true is written track: [tensorboard] now (--track tensorboard)")
+        track, cfg['tensorboard'] = check_track([*track, 'tensorboard'], where), False
+    cfg['track'] = track
+    if not isinstance(cfg['track_online'], bool):
+        raise ValueError(f"{where}: track_online={cfg['track_online']!r}: give true or false (--track-online)")
     if cfg['keep'] not in keep_choices: raise ValueError(f"{where}: keep={cfg['keep']!r}: choose one of {keep_choices}")
     return cfg
 

@@ -32,6 +32,7 @@ from .distributed import *
 from .checkpoint import *
 from .launch import sigterm_interrupts
 from .runfolder import *
+from .track import track_run
 from .config import *
 
 # %% auto #0
@@ -209,7 +210,7 @@ def run_stage(cfg:dict, i:int, st:dict, data:Path, out:Path, arch, void, weights
     print0(f"stage {i} {st['name']}: {st['sz']} px, batch {st['bs']} per process x {max(1, num_distrib())}, "
            f"epochs {start}..{st['epochs'] - 1}, lr {st['lr']}, {'frozen' if learn.opt.frozen_idx else 'unfrozen'}, {learn.precision}" + ''.join(', ' + o for o in more))
     xtra = [*([NoSyncAccumulation(cfg['accum'], st['bs'])] if cfg['accum'] > 1 else []),
-            *([RunTensorBoard(out/'tb', st['name'], tb_step)] if cfg['tensorboard'] else [])]
+            *([RunTensorBoard(out/'tb', st['name'], tb_step)] if 'tensorboard' in cfg['track'] else [])]
     kw = ddp_kwargs(comm_hook=cfg['comm_hook'], powersgd_rank=cfg['powersgd_rank'], powersgd_warmup=cfg['powersgd_warmup'])
     t0 = time.time()
     with learn.distrib_ctx(sync_bn=cfg['sync_bn'], kwargs_handlers=[kw]):
@@ -309,8 +310,9 @@ def train(cfg:dict, # A config (see `default_config`)
         weights = class_weights(dls0, weights, void)
         tm('class weights')
     try:
-        with sigterm_interrupts():   # set up until here: SIGTERM stopped the process at once (04a)
-            learn, final = _stages(cfg, out, p, weights, cbs, tm, rank)
+        # set up until here: SIGTERM stopped the process at once (04a); the trackers' callbacks join every stage
+        with sigterm_interrupts(), track_run(cfg, out) as tcbs:
+            learn, final = _stages(cfg, out, p, weights, L(cbs) + tcbs, tm, rank)
     except BaseException as e:
         said = stopped(out, e, fresh and rank == 0)
         if isinstance(e, (DataError, SaveError)): raise RunError(f"{e}\n({said.split(': ', 1)[-1]})" if said else str(e)) from e   # a file that cannot be read (--no-check), or written: one message

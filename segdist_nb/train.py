@@ -17,6 +17,7 @@ from .compiled import compile_option
 from .decoders import decoders, size_rule
 from .augment import aug_presets
 from .distributed import comm_hooks, run_name
+from .track import track_choices, check_track
 from .config import *
 from .recipe import *
 
@@ -66,7 +67,12 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--no-channels-last', action='store_true', help='keep the default memory layout (channels-last is on: faster on CPUs and GPUs)')
     compile_option(p, 'the U-Net')
     p.add_argument('--sync-bn', action='store_true', help='synchronise BatchNorm statistics across processes (small per-GPU batches): one all-reduce per BatchNorm layer, no host read')
-    p.add_argument('--tensorboard', action='store_true', help='rank 0 writes TensorBoard events into RUN/tb (tensorboard --logdir RUN/tb)')
+    p.add_argument('--track', help=f"experiment trackers, comma-separated: {', '.join(track_choices)}; rank 0 logs the "
+                                   "config, each epoch's row, the plots and the model, offline by default: W&B into "
+                                   "RUN/wandb, MLflow into RUN/mlruns (or MLFLOW_TRACKING_URI), TensorBoard in RUN/tb")
+    p.add_argument('--track-online', action='store_true',
+                   help='W&B logs online (default: offline, unless WANDB_MODE says otherwise)')
+    p.add_argument('--tensorboard', action='store_true', help='the older spelling of --track tensorboard')
     p.add_argument('--keep', choices=keep_choices, help="what a finished run keeps: 'final' (model.pkl, the default), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)")
     return p
 
@@ -93,7 +99,11 @@ def config_from_args(argv:list|None=None)->tuple:
     if a.sync_bn: cfg['sync_bn'] = True
     if a.no_channels_last: cfg['channels_last'] = False
     if a.compile is not None: cfg['compile'] = a.compile
-    if a.tensorboard: cfg['tensorboard'] = True
+    if a.track is not None: cfg['track'] = check_track(a.track, '--track')
+    if a.track_online: cfg['track_online'] = True
+    if a.tensorboard:   # the older spelling, said once
+        if rank_distrib() == 0: print('--tensorboard is written --track tensorboard now')
+        cfg['track'] = check_track([*check_track(cfg['track']), 'tensorboard'], '--tensorboard')
     if a.item_sz is not None: cfg['item_sz'] = parse_size(a.item_sz)
     stages = cfg['stages']
     if a.stages:
