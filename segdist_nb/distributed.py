@@ -26,9 +26,9 @@ from fastai.distributed import DistributedTrainer
 from .dls import CacheDL, epoch_batches, epoch_sample, close_workers, rank_device
 
 # %% auto #0
-__all__ = ['comm_hooks', 'SegDistributedDL', 'SegDistributedTrainer', 'LineProgressCallback', 'log_progress', 'setup_rank',
-           'print0', 'group_restarted', 'run_name', 'ddp_kwargs', 'comm_bytes', 'NoSyncAccumulation',
-           'AllReduceBatchNorm', 'AllReduceBatchNormAct', 'sync_batchnorm']
+__all__ = ['comm_hooks', 'rank_items', 'rank_batches', 'ShardDL', 'check_shards', 'SegDistributedDL', 'SegDistributedTrainer',
+           'LineProgressCallback', 'log_progress', 'setup_rank', 'print0', 'group_restarted', 'run_name', 'ddp_kwargs',
+           'comm_bytes', 'NoSyncAccumulation', 'AllReduceBatchNorm', 'AllReduceBatchNormAct', 'sync_batchnorm']
 
 # %% ../nbs/04_distributed.ipynb #0debdd9c
 @patch
@@ -39,8 +39,55 @@ def _broadcast(self:DistributedDL, t, rank):
     return t.cpu().tolist()
 
 # %% ../nbs/04_distributed.ipynb #b8ce388a
-class SegDistributedDL(DistributedDL):
-    "fastai's `DistributedDL` (this rank's share of rank 0's order, padded and unpadded as fastai does), fed as one process is (`epoch_batches`)"
+def rank_items(n:int, # Items in the epoch (the loader's data set)
+               ws:int, # World size: the processes that share the epoch
+               rank:int=0, # This process's rank
+              )->range: # Positions in the epoch's order, padded to `ws * ceil(n / ws)` by repeating it from its start
+    "This rank's share of an epoch as fastai's `DistributedDL` pads and slices it: `ceil(n / ws)` positions, as many on every rank"
+    per = -(-n // ws)
+    return range(rank * per, (rank + 1) * per)
+
+def rank_batches(n:int, # Items in the epoch
+                 bs:int, # Batch size per process
+                 ws:int, # World size
+                 drop_last:bool=False, # Drop a last, partial batch (fastai's default for training)
+                )->int:
+    "Batches every rank yields in an epoch: its `rank_items` in batches of `bs`, as fastai's `chunkify` makes them"
+    k = len(rank_items(n, ws))
+    return k // bs if drop_last else -(-k // bs)
+
+# %% ../nbs/04_distributed.ipynb #7f8286d6
+class ShardDL(DistributedDL):
+    "fastai's `DistributedDL` whose length is the batches each rank yields: `get_idxs` and `__len__` read the same `rank_items`"
+    def __len__(self): return rank_batches(self.dl.n, self.bs, self.world_size, self.drop_last)
+    def get_idxs(self):
+        idxs = self._broadcast(list(self.dl.get_idxs()), 0)   # rank 0's order on every rank
+        self.n, share = len(idxs), rank_items(len(idxs), self.world_size, self.rank)
+        self.n_padded = len(share) * self.world_size   # what fastai's `to_detach` reads to leave the padding out
+        return [idxs[i % self.n] for i in share]   # fastai's padding: the order repeated from its start
+    def n_real(self, bs:int)->int:
+        "Items of the batch of `bs` just yielded that are not padding (`after_batch` has counted it in `i`)"
+        share = rank_items(self.n, self.world_size, self.rank)
+        real = max(0, min(len(share), self.n - share.start))
+        return max(0, min(bs, real - (self.i - bs)))
+
+# %% ../nbs/04_distributed.ipynb #5c1a1bb6
+def check_shards(n:int, # Items in the data set
+                 bs:int, # Batch size per process (--bs; bs= in Python)
+                 ws:int, # World size
+                 drop_last:bool=False, # The loader drops a last, partial batch (training)
+                 what:str='the training set', # The data set, as the message names it
+                ):
+    "Refuse a world size, batch size and data set size that leave a rank with no batch, naming the smallest data set that works"
+    if rank_batches(n, bs, ws, drop_last): return
+    need = ws * (bs - 1) + 1 if drop_last else 1
+    raise ValueError(f"batch size {bs} is larger than each process's share of {what} ({n} images / {ws} process(es) = "
+                     f"{len(rank_items(n, ws))}, padded as fastai does): it needs at least {need} images at batch size {bs} "
+                     f"on {ws} process(es); lower --bs (bs=) or use fewer processes")
+
+# %% ../nbs/04_distributed.ipynb #b8ce3a8b
+class SegDistributedDL(ShardDL):
+    "`ShardDL` (this rank's share of rank 0's order, padded and unpadded as fastai does), fed as one process is (`epoch_batches`)"
     @property
     def feeder(self)->CacheDL: return self.dl   # the loader whose cache, thread, workers and streams feed this rank
     def __iter__(self): return epoch_batches(self)
@@ -53,7 +100,7 @@ class SegDistributedDL(DistributedDL):
 
 # %% ../nbs/04_distributed.ipynb #3e7bc61f
 class SegDistributedTrainer(DistributedTrainer):
-    "fastai's `DistributedTrainer`: `CacheDL`s fed as one process is (`SegDistributedDL`), BatchNorm synchronised by `sync_batchnorm`, kept workers stopped when the fit ends"
+    "fastai's `DistributedTrainer`: loaders as long as they say (`ShardDL`), `CacheDL`s fed as one process is (`SegDistributedDL`), BatchNorm synchronised by `sync_batchnorm`, kept workers stopped when the fit ends"
     def before_fit(self):
         if self.sync_bn: self.learn.model = sync_batchnorm(self.learn.model)
         self.learn.model = self.accelerator.prepare(self.learn.model)
@@ -62,7 +109,7 @@ class SegDistributedTrainer(DistributedTrainer):
         if rank_distrib(): self.learn.logger = noop
     def _wrap_dl(self, dl):
         if isinstance(dl, DistributedDL): return dl
-        return (SegDistributedDL if isinstance(dl, CacheDL) else DistributedDL)(dl, device=self.learn.model.device)
+        return (SegDistributedDL if isinstance(dl, CacheDL) else ShardDL)(dl, device=self.learn.model.device)
     def after_fit(self):
         for dl in self.learn.dls.loaders: close_workers(dl)
         super().after_fit()
@@ -88,8 +135,11 @@ _fastai_to_distributed = getattr(Learner.to_distributed, '__wrapped__', Learner.
 
 @wraps(_fastai_to_distributed)
 def _to_distributed(self:Learner, sync_bn=True, **kwargs):
-    "fastai's `to_distributed` with `SegDistributedTrainer`; a world of one process is left as it is (as `detach_distributed` leaves it)"
+    "fastai's `to_distributed` with `SegDistributedTrainer`, each loader checked (`check_shards`); a world of one process is left as it is (as `detach_distributed` leaves it)"
     if num_distrib() <= 1: return self
+    for i, dl in enumerate(self.dls.loaders):   # before the process group starts (accelerate starts it below)
+        dl = getattr(dl, 'dl', dl)
+        check_shards(dl.n, dl.bs, num_distrib(), dl.drop_last, ('the training set', 'the validation set')[i] if i < 2 else f'loader {i}')
     self.add_cb(SegDistributedTrainer(sync_bn, **kwargs))
     if rank_distrib() and hasattr(self, 'progress'):   # ranks > 0 show nothing; `detach_distributed` then finds a progress callback and adds no fastai bar back
         self.remove_cb(self.progress); self.add_cb(LineProgressCallback())

@@ -129,10 +129,9 @@ def plan_run(cfg:dict, # A config (see `default_config`)
     splits = (L(range(nt)), L(range(nt, len(fns)))) if spec.has_valid else ifnone(_splitter(cfg), default_splitter(spec.root, fns))(fns)
     check_split(splits, len(fns), str(spec.file or spec.root))
     ws = max(1, num_distrib())
-    for st in cfg['stages']:
-        if len(splits[0]) // ws < st['bs']:
-            raise ValueError(f"stage {st['name']}: batch size {st['bs']} is larger than each process's share of the training set "
-                             f"({len(splits[0])} images / {ws} process(es) = {len(splits[0]) // ws}): lower --bs or use fewer processes")
+    for st in cfg['stages']:   # every rank a whole batch, at every stage (chapter 04_distributed)
+        try: check_shards(len(splits[0]), st['bs'], ws, drop_last=True)
+        except ValueError as e: raise ValueError(f"stage {st['name']}: {e}") from None
     pw = fetch_weights(find_weights(cfg['pretrained'], arch, cfg['decoder']))   # after the cheap checks: fetched now, by each node's first process (chapter 02f)
     check_pretrained(pw, arch, cfg['decoder'], len(codes), spec.imagery.n_in)   # weights that do not fit are refused now
     ck, meta, ck_fn = None, dict(arch=cfg['arch'], decoder=cfg['decoder'], n_classes=len(codes), weights=weights_record(pw, codes)), out/'ckpt'/'last.pth'
