@@ -23,12 +23,16 @@ from torch import nn
 import torch.distributed.nn.functional as dist_nn
 from accelerate.utils import DistributedDataParallelKwargs, DDPCommunicationHookType
 from fastai.distributed import DistributedTrainer
+from fastai.learner import Recorder
+from fastai.callback.core import Callback
 from .dls import CacheDL, epoch_batches, epoch_sample, close_workers, rank_device
+from .metrics import ExactLoss
 
 # %% auto #0
-__all__ = ['comm_hooks', 'rank_items', 'rank_batches', 'ShardDL', 'check_shards', 'SegDistributedDL', 'SegDistributedTrainer',
-           'LineProgressCallback', 'log_progress', 'setup_rank', 'print0', 'group_restarted', 'run_name', 'ddp_kwargs',
-           'comm_bytes', 'NoSyncAccumulation', 'AllReduceBatchNorm', 'AllReduceBatchNormAct', 'sync_batchnorm']
+__all__ = ['comm_hooks', 'rank_items', 'rank_batches', 'ShardDL', 'check_shards', 'SegDistributedDL', 'SharedValues',
+           'SegDistributedTrainer', 'LineProgressCallback', 'log_progress', 'setup_rank', 'print0', 'group_restarted',
+           'run_name', 'ddp_kwargs', 'comm_bytes', 'NoSyncAccumulation', 'AllReduceBatchNorm', 'AllReduceBatchNormAct',
+           'sync_batchnorm']
 
 # %% ../nbs/04_distributed.ipynb #0debdd9c
 @patch
@@ -98,20 +102,38 @@ class SegDistributedDL(ShardDL):
         for k in ('_workers', '_order', '_started', '_ahead'): d.pop(k, None)
         return d
 
+# %% ../nbs/04_distributed.ipynb #e025f055
+class SharedValues(Callback):
+    "The recorder's row of each epoch the same on every rank: training values averaged over the ranks, then rank 0's row broadcast"
+    order = Recorder.order + 1   # after the recorder has written them, before the trackers (order 60) read them
+    def _t(self, vals): return torch.tensor([float('nan') if v is None else float(v) for v in vals], dtype=torch.float64,
+                                            device='cuda' if dist.get_backend() == 'nccl' else 'cpu')
+    def _put(self, t, at):
+        for i, v in enumerate(t.tolist()): self.recorder.log[at + i] = None if v != v else v
+    def after_train(self):
+        if not (dist.is_initialized() and dist.get_world_size() > 1) or len(self.recorder.log) < 2: return
+        t = self._t(self.recorder.log[1:]); dist.all_reduce(t); self._put(t / dist.get_world_size(), 1)
+    def after_validate(self):
+        if not (dist.is_initialized() and dist.get_world_size() > 1) or len(self.recorder.log) < 2: return
+        t = self._t(self.recorder.log[1:]); dist.broadcast(t, 0); self._put(t, 1)
+
 # %% ../nbs/04_distributed.ipynb #3e7bc61f
 class SegDistributedTrainer(DistributedTrainer):
-    "fastai's `DistributedTrainer`: loaders as long as they say (`ShardDL`), `CacheDL`s fed as one process is (`SegDistributedDL`), BatchNorm synchronised by `sync_batchnorm`, kept workers stopped when the fit ends"
+    "fastai's `DistributedTrainer`: loaders as long as they say (`ShardDL`), `CacheDL`s fed as one process is (`SegDistributedDL`), BatchNorm synchronised by `sync_batchnorm`, every rank's log the same (`SharedValues`, `ExactLoss`), kept workers stopped when the fit ends"
     def before_fit(self):
         if self.sync_bn: self.learn.model = sync_batchnorm(self.learn.model)
         self.learn.model = self.accelerator.prepare(self.learn.model)
         self.old_dls = list(self.dls)
         self.learn.dls.loaders = [self._wrap_dl(dl) for dl in self.dls]
         if rank_distrib(): self.learn.logger = noop
+        if not isinstance(self.recorder.loss, ExactLoss): self.recorder.loss = ExactLoss()   # valid_loss of the whole set (chapter 02_metrics)
+        if not hasattr(self.learn, 'shared_values'): self.learn.add_cb(SharedValues())
     def _wrap_dl(self, dl):
         if isinstance(dl, DistributedDL): return dl
         return (SegDistributedDL if isinstance(dl, CacheDL) else ShardDL)(dl, device=self.learn.model.device)
     def after_fit(self):
         for dl in self.learn.dls.loaders: close_workers(dl)
+        if hasattr(self.learn, 'shared_values'): self.learn.remove_cb(self.learn.shared_values)
         super().after_fit()
 
 # %% ../nbs/04_distributed.ipynb #7e01f199
