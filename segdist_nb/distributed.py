@@ -21,7 +21,7 @@ from fastai.callback.training import GradientAccumulation
 from fastai.torch_core import find_bs
 from torch import nn
 import torch.distributed.nn.functional as dist_nn
-from accelerate.utils import DistributedDataParallelKwargs, DDPCommunicationHookType
+from accelerate.utils import DistributedDataParallelKwargs, DDPCommunicationHookType, InitProcessGroupKwargs
 from fastai.distributed import DistributedTrainer
 from fastai.learner import Recorder
 from fastai.callback.core import Callback
@@ -30,9 +30,9 @@ from .metrics import ExactLoss
 
 # %% auto #0
 __all__ = ['comm_hooks', 'rank_items', 'rank_batches', 'ShardDL', 'check_shards', 'SegDistributedDL', 'SharedValues',
-           'SegDistributedTrainer', 'LineProgressCallback', 'log_progress', 'setup_rank', 'print0', 'group_restarted',
-           'run_name', 'ddp_kwargs', 'comm_bytes', 'NoSyncAccumulation', 'AllReduceBatchNorm', 'AllReduceBatchNormAct',
-           'sync_batchnorm']
+           'SegDistributedTrainer', 'group_timeout', 'LineProgressCallback', 'log_progress', 'setup_rank', 'print0',
+           'group_restarted', 'run_name', 'ddp_kwargs', 'comm_bytes', 'NoSyncAccumulation', 'AllReduceBatchNorm',
+           'AllReduceBatchNormAct', 'sync_batchnorm']
 
 # %% ../nbs/04_distributed.ipynb #0debdd9c
 @patch
@@ -121,7 +121,10 @@ class SharedValues(Callback):
 class SegDistributedTrainer(DistributedTrainer):
     "fastai's `DistributedTrainer`: loaders as long as they say (`ShardDL`), `CacheDL`s fed as one process is (`SegDistributedDL`), BatchNorm synchronised by `sync_batchnorm`, every rank's log the same (`SharedValues`, `ExactLoss`), kept workers stopped when the fit ends"
     def before_fit(self):
-        if self.sync_bn: self.learn.model = sync_batchnorm(self.learn.model)
+        if self.sync_bn:
+            self.learn.model = sync_batchnorm(self.learn.model)
+            h = self.accelerator.ddp_handler = self.accelerator.ddp_handler or DistributedDataParallelKwargs()
+            h.broadcast_buffers = False   # every rank's statistics are the same already: no broadcast before each forward
         self.learn.model = self.accelerator.prepare(self.learn.model)
         self.old_dls = list(self.dls)
         self.learn.dls.loaders = [self._wrap_dl(dl) for dl in self.dls]
@@ -136,6 +139,17 @@ class SegDistributedTrainer(DistributedTrainer):
         if hasattr(self.learn, 'shared_values'): self.learn.remove_cb(self.learn.shared_values)
         super().after_fit()
 
+# %% ../nbs/04_distributed.ipynb #3ca873dc
+def group_timeout(minutes:float|None=None, # Set it to this many minutes (--timeout); None: leave it as it is
+                 )->timedelta:
+    "How long a collective waits for every rank before it fails: the timeout of every process group this library starts"
+    if minutes is not None:
+        if not (isinstance(minutes, (int, float)) and minutes > 0):
+            raise ValueError(f'timeout={minutes!r}: give the minutes a collective waits for every rank, above 0 (--timeout)')
+        group_timeout.value = timedelta(minutes=minutes)
+    return group_timeout.value
+group_timeout.value = timedelta(minutes=30)
+
 # %% ../nbs/04_distributed.ipynb #7e01f199
 import fastai.distributed
 from functools import wraps
@@ -147,7 +161,7 @@ def _setup_distrib_cpu(gpu=None):
     if gpu is None or torch.cuda.is_available(): return _fastai_setup_distrib(gpu)
     os.environ['ACCELERATE_USE_CPU'] = '1'
     torch.set_num_threads(max(1, (os.cpu_count() or 1) // int(os.environ.get('LOCAL_WORLD_SIZE', 1))))
-    if num_distrib() > 0 and not dist.is_initialized(): dist.init_process_group('gloo', init_method='env://')
+    if num_distrib() > 0 and not dist.is_initialized(): dist.init_process_group('gloo', init_method='env://', timeout=group_timeout())
     return int(gpu)
 fastai.distributed.setup_distrib = _setup_distrib_cpu
 
@@ -157,11 +171,13 @@ _fastai_to_distributed = getattr(Learner.to_distributed, '__wrapped__', Learner.
 
 @wraps(_fastai_to_distributed)
 def _to_distributed(self:Learner, sync_bn=True, **kwargs):
-    "fastai's `to_distributed` with `SegDistributedTrainer`, each loader checked (`check_shards`); a world of one process is left as it is (as `detach_distributed` leaves it)"
+    "fastai's `to_distributed` with `SegDistributedTrainer`, each loader checked (`check_shards`), the group's timeout `group_timeout`; a world of one process is left as it is (as `detach_distributed` leaves it)"
     if num_distrib() <= 1: return self
     for i, dl in enumerate(self.dls.loaders):   # before the process group starts (accelerate starts it below)
         dl = getattr(dl, 'dl', dl)
         check_shards(dl.n, dl.bs, num_distrib(), dl.drop_last, ('the training set', 'the validation set')[i] if i < 2 else f'loader {i}')
+    hs = list(kwargs.get('kwargs_handlers') or [])
+    if not any(isinstance(h, InitProcessGroupKwargs) for h in hs): kwargs['kwargs_handlers'] = hs + [InitProcessGroupKwargs(timeout=group_timeout())]
     self.add_cb(SegDistributedTrainer(sync_bn, **kwargs))
     if rank_distrib() and hasattr(self, 'progress'):   # ranks > 0 show nothing; `detach_distributed` then finds a progress callback and adds no fastai bar back
         self.remove_cb(self.progress); self.add_cb(LineProgressCallback())
@@ -207,16 +223,17 @@ def _init_group():
     if num_distrib() <= 1 or dist.is_initialized() or not int(os.environ.get('TORCHELASTIC_MAX_RESTARTS', 0)): return
     backend = 'nccl' if torch.cuda.is_available() else 'gloo'
     restart = int(os.environ.get('TORCHELASTIC_RESTART_COUNT', 0))
-    if restart == 0 or os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True': return dist.init_process_group(backend)
+    if restart == 0 or os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True': return dist.init_process_group(backend, timeout=group_timeout())
     store = dist.TCPStore(os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']), num_distrib(), is_master=False,
                           timeout=timedelta(minutes=5))
     dist.init_process_group(backend, rank=rank_distrib(), world_size=num_distrib(),
-                            store=dist.PrefixStore(f'segdist/restart_{restart}', store))
+                            store=dist.PrefixStore(f'segdist/restart_{restart}', store), timeout=group_timeout())
 
 # %% ../nbs/04_distributed.ipynb #720985a9
 def setup_rank(seed:int|None=None, # Base random seed; rank r uses `seed + r`
                   threads:int|None=None, # torch threads for this process; default: `OMP_NUM_THREADS` if set
                   quiet:bool=True, # Silence standard output on ranks other than 0 (errors still go to stderr)
+                  timeout:float|None=None, # Minutes a collective waits for every rank (`group_timeout`); default 30
                  )->int: # This process's rank
     "Prepare this process for `learn.distrib_ctx()`, on GPUs (nccl) or CPU processes (gloo)"
     rank_device()   # first: under a launcher, the local rank's GPU is the current one before anything touches a GPU (chapter 01c_dls)
@@ -227,6 +244,7 @@ def setup_rank(seed:int|None=None, # Base random seed; rank r uses `seed + r`
     if seed is not None: set_seed(seed + rank)
     if quiet and rank > 0: sys.stdout = open(os.devnull, 'w')
     log_progress()
+    group_timeout(timeout)
     _init_group()
     return rank
 
@@ -334,8 +352,11 @@ class AllReduceBatchNormAct(AllReduceBatchNorm):
 
 # %% ../nbs/04_distributed.ipynb #9c8ea37f
 def sync_batchnorm(model:nn.Module, # A model with BatchNorm2d layers
+                   backend:str|None=None, # The process group's backend; default: the running group's, else nccl where there is a GPU
                   )->nn.Module:
-    "The model with its BatchNorm synchronised across processes (`AllReduceBatchNorm`), on GPUs and CPU processes; timm's `BatchNormAct2d` keeps its activation"
+    "The model with its BatchNorm synchronised across processes: torch's `SyncBatchNorm` on nccl, `AllReduceBatchNorm` on gloo; timm's `BatchNormAct2d` keeps its activation"
+    backend = ifnone(backend, dist.get_backend() if dist.is_initialized() else 'nccl' if torch.cuda.is_available() else 'gloo')
+    if backend == 'nccl': return timm.layers.convert_sync_batchnorm(model)   # torch's (timm's `SyncBatchNormAct` for `BatchNormAct2d`)
     def conv(m):
         if isinstance(m, nn.BatchNorm2d) and not isinstance(m, AllReduceBatchNorm):
             act = isinstance(m, timm.layers.BatchNormAct2d)

@@ -65,6 +65,7 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--powersgd-warmup', type=int, help='steps of plain all-reduce before PowerSGD starts, in each stage (default 10)')
     p.add_argument('--no-channels-last', action='store_true', help='keep the default memory layout (channels-last is on: faster on CPUs and GPUs)')
     compile_option(p, 'the U-Net')
+    p.add_argument('--timeout', type=float, help='minutes a collective waits for every rank before the run stops with an error (default 30)')
     p.add_argument('--sync-bn', action='store_true', help='synchronise BatchNorm statistics across processes (small per-GPU batches): one all-reduce per BatchNorm layer, no host read')
     p.add_argument('--tensorboard', action='store_true', help='rank 0 writes TensorBoard events into RUN/tb (tensorboard --logdir RUN/tb)')
     p.add_argument('--keep', choices=keep_choices, help="what a finished run keeps: 'final' (model.pkl, the default), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)")
@@ -75,7 +76,7 @@ def config_from_args(argv:list|None=None)->tuple:
     "(config, run folder, resume, restart) from command-line arguments"
     a = train_parser().parse_args(argv)
     cfg = load_config(a.config)
-    for k in ('data', 'arch', 'decoder', 'aug', 'loss', 'monitor', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep', 'accum', 'comm_hook', 'powersgd_rank', 'powersgd_warmup'):
+    for k in ('data', 'arch', 'decoder', 'aug', 'loss', 'monitor', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep', 'accum', 'comm_hook', 'powersgd_rank', 'powersgd_warmup', 'timeout'):
         v = getattr(a, k)
         if v is not None: cfg[k] = v
     if isinstance(cfg['void'], str) and cfg['void'].isdigit(): cfg['void'] = int(cfg['void'])
