@@ -184,7 +184,7 @@ class ExactLoss(AvgLoss):
     def value(self):
         if self._value is None:
             t = torch.stack([torch.as_tensor(self.total, dtype=torch.float64), torch.as_tensor(float(self.count), dtype=torch.float64)])
-            if self.shard and dist.is_initialized(): dist.all_reduce(t := t.to('cuda' if dist.get_backend() == 'nccl' else t.device))
+            if self.shard and dist.is_initialized(): dist.all_reduce(t := t.to('cuda' if dist.get_backend() == 'nccl' else 'cpu'))
             t = t.tolist()
             self._value = t[0] / t[1] if t[1] else None
         return self._value

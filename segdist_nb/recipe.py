@@ -258,8 +258,9 @@ def train(cfg:dict, # A config (see `default_config`)
     "Run every stage of `cfg` in this process; return the final learner"
     out, tm = Path(out), RunTimer()
     rank = setup_rank(cfg.get('seed'), timeout=cfg.get('timeout'))
-    if num_distrib() > 1: print0(f"{num_distrib()} processes ({'nccl' if torch.cuda.is_available() else 'gloo'}); a collective waits {group_timeout().total_seconds() / 60:g} min "
-                                f"for every rank before the run stops (--timeout)")
+    if num_distrib() > 1:   # the run's first line
+        print0(f"{num_distrib()} processes ({'nccl' if torch.cuda.is_available() else 'gloo'}); a collective waits "
+               f"{group_timeout().total_seconds() / 60:g} min for every rank before the run stops (--timeout)")
     try:  # every input problem is one `RunError`, raised before anything is written
         cfg = check_config(dict(cfg))
         restarted = group_restarted()   # an elastic restart of a --restart run resumes: what it trained is not removed again
