@@ -47,7 +47,7 @@ def rank_items(n:int, # Items in the epoch (the loader's data set)
                ws:int, # World size: the processes that share the epoch
                rank:int=0, # This process's rank
               )->range: # Positions in the epoch's order, padded to `ws * ceil(n / ws)` by repeating it from its start
-    "This rank's share of an epoch as fastai's `DistributedDL` pads and slices it: `ceil(n / ws)` positions, as many on every rank"
+    "This rank's share of an epoch as fastai's `DistributedDL` pads and slices it: `ceil(n / ws)` positions"
     per = -(-n // ws)
     return range(rank * per, (rank + 1) * per)
 
@@ -62,7 +62,7 @@ def rank_batches(n:int, # Items in the epoch
 
 # %% ../nbs/04_distributed.ipynb #7f8286d6
 class ShardDL(DistributedDL):
-    "fastai's `DistributedDL` whose length is the batches each rank yields: `get_idxs` and `__len__` read the same `rank_items`"
+    "fastai's `DistributedDL` whose length is the batches each rank yields: both read the same `rank_items`"
     def __len__(self): return rank_batches(self.dl.n, self.bs, self.world_size, self.drop_last)
     def get_idxs(self):
         idxs = self._broadcast(list(self.dl.get_idxs()), 0)   # rank 0's order on every rank
@@ -82,16 +82,16 @@ def check_shards(n:int, # Items in the data set
                  drop_last:bool=False, # The loader drops a last, partial batch (training)
                  what:str='the training set', # The data set, as the message names it
                 ):
-    "Refuse a world size, batch size and data set size that leave a rank with no batch, naming the smallest data set that works"
+    "Refuse sizes that leave a rank with no batch, naming the smallest data set that works"
     if rank_batches(n, bs, ws, drop_last): return
     need = ws * (bs - 1) + 1 if drop_last else 1
     raise ValueError(f"batch size {bs} is larger than each process's share of {what} ({n} images / {ws} process(es) = "
-                     f"{len(rank_items(n, ws))}, padded as fastai does): it needs at least {need} images at batch size {bs} "
-                     f"on {ws} process(es); lower --bs (bs=) or use fewer processes")
+                     f"{len(rank_items(n, ws))}, padded as fastai does): it needs at least {need} images at batch size "
+                     f"{bs} on {ws} process(es); lower --bs (bs=) or use fewer processes")
 
 # %% ../nbs/04_distributed.ipynb #b8ce3a8b
 class SegDistributedDL(ShardDL):
-    "`ShardDL` (this rank's share of rank 0's order, padded and unpadded as fastai does), fed as one process is (`epoch_batches`)"
+    "`ShardDL` (this rank's share of rank 0's order, padded as fastai does), fed as one process is (`epoch_batches`)"
     @property
     def feeder(self)->CacheDL: return self.dl   # the loader whose cache, thread, workers and streams feed this rank
     def __iter__(self): return epoch_batches(self)
@@ -104,10 +104,11 @@ class SegDistributedDL(ShardDL):
 
 # %% ../nbs/04_distributed.ipynb #e025f055
 class SharedValues(Callback):
-    "The recorder's row of each epoch the same on every rank: training values averaged over the ranks, then rank 0's row broadcast"
+    "The recorder's row of each epoch the same on every rank: training values averaged, then rank 0's row broadcast"
     order = Recorder.order + 1   # after the recorder has written them, before the trackers (order 60) read them
-    def _t(self, vals): return torch.tensor([float('nan') if v is None else float(v) for v in vals], dtype=torch.float64,
-                                            device='cuda' if dist.get_backend() == 'nccl' else 'cpu')
+    def _t(self, vals):
+        return torch.tensor([float('nan') if v is None else float(v) for v in vals], dtype=torch.float64,
+                            device='cuda' if dist.get_backend() == 'nccl' else 'cpu')
     def _put(self, t, at):
         for i, v in enumerate(t.tolist()): self.recorder.log[at + i] = None if v != v else v
     def after_train(self):
@@ -124,12 +125,12 @@ class SegDistributedTrainer(DistributedTrainer):
         if self.sync_bn:
             self.learn.model = sync_batchnorm(self.learn.model)
             h = self.accelerator.ddp_handler = self.accelerator.ddp_handler or DistributedDataParallelKwargs()
-            h.broadcast_buffers = False   # every rank's statistics are the same already: no broadcast before each forward
+            h.broadcast_buffers = False   # every rank's statistics are the same already: no broadcast before a forward
         self.learn.model = self.accelerator.prepare(self.learn.model)
         self.old_dls = list(self.dls)
         self.learn.dls.loaders = [self._wrap_dl(dl) for dl in self.dls]
         if rank_distrib(): self.learn.logger = noop
-        if not isinstance(self.recorder.loss, ExactLoss): self.recorder.loss = ExactLoss()   # valid_loss of the whole set (chapter 02_metrics)
+        if not isinstance(self.recorder.loss, ExactLoss): self.recorder.loss = ExactLoss()   # the whole set's (02_metrics)
         if not hasattr(self.learn, 'shared_values'): self.learn.add_cb(SharedValues())
     def _wrap_dl(self, dl):
         if isinstance(dl, DistributedDL): return dl
@@ -145,7 +146,8 @@ def group_timeout(minutes:float|None=None, # Set it to this many minutes (--time
     "How long a collective waits for every rank before it fails: the timeout of every process group this library starts"
     if minutes is not None:
         if not (isinstance(minutes, (int, float)) and minutes > 0):
-            raise ValueError(f'timeout={minutes!r}: give the minutes a collective waits for every rank, above 0 (--timeout)')
+            raise ValueError(f'timeout={minutes!r}: give the minutes a collective waits for every rank, above 0 '
+                             f'(--timeout)')
         group_timeout.value = timedelta(minutes=minutes)
     return group_timeout.value
 group_timeout.value = timedelta(minutes=30)
@@ -175,9 +177,11 @@ def _to_distributed(self:Learner, sync_bn=True, **kwargs):
     if num_distrib() <= 1: return self
     for i, dl in enumerate(self.dls.loaders):   # before the process group starts (accelerate starts it below)
         dl = getattr(dl, 'dl', dl)
-        check_shards(dl.n, dl.bs, num_distrib(), dl.drop_last, ('the training set', 'the validation set')[i] if i < 2 else f'loader {i}')
+        what = ('the training set', 'the validation set')[i] if i < 2 else f'loader {i}'
+        check_shards(dl.n, dl.bs, num_distrib(), dl.drop_last, what)
     hs = list(kwargs.get('kwargs_handlers') or [])
-    if not any(isinstance(h, InitProcessGroupKwargs) for h in hs): kwargs['kwargs_handlers'] = hs + [InitProcessGroupKwargs(timeout=group_timeout())]
+    if not any(isinstance(h, InitProcessGroupKwargs) for h in hs):
+        kwargs['kwargs_handlers'] = hs + [InitProcessGroupKwargs(timeout=group_timeout())]
     self.add_cb(SegDistributedTrainer(sync_bn, **kwargs))
     if rank_distrib() and hasattr(self, 'progress'):   # ranks > 0 show nothing; `detach_distributed` then finds a progress callback and adds no fastai bar back
         self.remove_cb(self.progress); self.add_cb(LineProgressCallback())
@@ -352,11 +356,11 @@ class AllReduceBatchNormAct(AllReduceBatchNorm):
 
 # %% ../nbs/04_distributed.ipynb #9c8ea37f
 def sync_batchnorm(model:nn.Module, # A model with BatchNorm2d layers
-                   backend:str|None=None, # The process group's backend; default: the running group's, else nccl where there is a GPU
+                   backend:str|None=None, # The group's backend; default: the running group's, else nccl with a GPU
                   )->nn.Module:
-    "The model with its BatchNorm synchronised across processes: torch's `SyncBatchNorm` on nccl, `AllReduceBatchNorm` on gloo; timm's `BatchNormAct2d` keeps its activation"
-    backend = ifnone(backend, dist.get_backend() if dist.is_initialized() else 'nccl' if torch.cuda.is_available() else 'gloo')
-    if backend == 'nccl': return timm.layers.convert_sync_batchnorm(model)   # torch's (timm's `SyncBatchNormAct` for `BatchNormAct2d`)
+    "The model with BatchNorm synchronised: torch's `SyncBatchNorm` on nccl, `AllReduceBatchNorm` on gloo; activations kept"
+    if backend is None: backend = dist.get_backend() if dist.is_initialized() else 'nccl' if torch.cuda.is_available() else 'gloo'
+    if backend == 'nccl': return timm.layers.convert_sync_batchnorm(model)   # torch's; timm's `SyncBatchNormAct` for its own
     def conv(m):
         if isinstance(m, nn.BatchNorm2d) and not isinstance(m, AllReduceBatchNorm):
             act = isinstance(m, timm.layers.BatchNormAct2d)
