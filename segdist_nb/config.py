@@ -56,7 +56,7 @@ default_config = dict(
     channels_last=True,     # model and batches in channels-last memory format (faster on CPUs and GPUs)
     compile=False,          # compile the U-Net: False, True (inductor) or a backend name (aot_eager: graph capture only)
     sync_bn=False,          # synchronise BatchNorm statistics across processes (small per-GPU batches)
-    timeout=30,             # minutes a collective waits for every rank before the run stops (the process group's timeout)
+    timeout=30,             # minutes a collective waits for every rank before the run stops (the group's timeout)
     tensorboard=False,      # rank 0 writes TensorBoard events into the run folder (tb/)
     keep='final',           # what a finished run keeps: 'final' (model.pkl), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)
     synth_n=200,            # size of the synthetic demo set when it is made
@@ -122,7 +122,8 @@ def check_config(cfg:dict, # A config
     if cfg['compile'] not in (False, True, *compile_backends): raise ValueError(f"{where}: compile={cfg['compile']!r}: choose true, false or one of {compile_backends} (--compile [BACKEND])")
     if cfg['keep'] not in keep_choices: raise ValueError(f"{where}: keep={cfg['keep']!r}: choose one of {keep_choices}")
     if not (isinstance(cfg['timeout'], (int, float)) and cfg['timeout'] > 0):
-        raise ValueError(f"{where}: timeout={cfg['timeout']!r}: give the minutes a collective waits for every rank, above 0 (--timeout)")
+        raise ValueError(f"{where}: timeout={cfg['timeout']!r}: give the minutes a collective waits for every rank, "
+                         f"above 0 (--timeout)")
     return cfg
 
 # %% ../nbs/04d_config.ipynb #225f04a6

@@ -130,7 +130,7 @@ class SegDistributedTrainer(DistributedTrainer):
         self.old_dls = list(self.dls)
         self.learn.dls.loaders = [self._wrap_dl(dl) for dl in self.dls]
         if rank_distrib(): self.learn.logger = noop
-        if not isinstance(self.recorder.loss, ExactLoss): self.recorder.loss = ExactLoss()   # the whole set's (02_metrics)
+        if not isinstance(self.recorder.loss, ExactLoss): self.recorder.loss = ExactLoss()   # chapter 02_metrics
         if not hasattr(self.learn, 'shared_values'): self.learn.add_cb(SharedValues())
     def _wrap_dl(self, dl):
         if isinstance(dl, DistributedDL): return dl
@@ -358,9 +358,10 @@ class AllReduceBatchNormAct(AllReduceBatchNorm):
 def sync_batchnorm(model:nn.Module, # A model with BatchNorm2d layers
                    backend:str|None=None, # The group's backend; default: the running group's, else nccl with a GPU
                   )->nn.Module:
-    "The model with BatchNorm synchronised: torch's `SyncBatchNorm` on nccl, `AllReduceBatchNorm` on gloo; activations kept"
-    if backend is None: backend = dist.get_backend() if dist.is_initialized() else 'nccl' if torch.cuda.is_available() else 'gloo'
-    if backend == 'nccl': return timm.layers.convert_sync_batchnorm(model)   # torch's; timm's `SyncBatchNormAct` for its own
+    "The model with BatchNorm synchronised: torch's `SyncBatchNorm` on nccl, `AllReduceBatchNorm` on gloo"
+    if backend is None: backend = dist.get_backend() if dist.is_initialized() else 'nccl' if torch.cuda.is_available() \
+                                  else 'gloo'
+    if backend == 'nccl': return timm.layers.convert_sync_batchnorm(model)   # timm's keeps `BatchNormAct2d`'s act
     def conv(m):
         if isinstance(m, nn.BatchNorm2d) and not isinstance(m, AllReduceBatchNorm):
             act = isinstance(m, timm.layers.BatchNormAct2d)

@@ -183,13 +183,14 @@ class ExactLoss(AvgLoss):
     @property
     def value(self):
         if self._value is None:
-            t = torch.stack([torch.as_tensor(self.total, dtype=torch.float64), torch.tensor(float(self.count), dtype=torch.float64)])
+            t = torch.stack([torch.as_tensor(self.total, dtype=torch.float64),
+                             torch.tensor(float(self.count), dtype=torch.float64)])
             if self.shard and dist.is_initialized():
                 t = t.to('cuda' if dist.get_backend() == 'nccl' else 'cpu'); dist.all_reduce(t)
             t = t.tolist()
             self._value = t[0] / t[1] if t[1] else None
         return self._value
-    def __getstate__(self): return {**self.__dict__, 'total': torch.as_tensor(self.total).detach().cpu()}   # model.pkl: host
+    def __getstate__(self): return {**self.__dict__, 'total': torch.as_tensor(self.total).detach().cpu()}   # model.pkl
 
 # %% ../nbs/02_metrics.ipynb #a3d1a489
 def iou_table(learn, # A `Learner` whose metrics include `seg_metrics`, after `validate` or `fit`

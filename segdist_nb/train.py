@@ -65,7 +65,8 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--powersgd-warmup', type=int, help='steps of plain all-reduce before PowerSGD starts, in each stage (default 10)')
     p.add_argument('--no-channels-last', action='store_true', help='keep the default memory layout (channels-last is on: faster on CPUs and GPUs)')
     compile_option(p, 'the U-Net')
-    p.add_argument('--timeout', type=float, help='minutes a collective waits for every rank before the run stops (default 30)')
+    p.add_argument('--timeout', type=float, help='minutes a collective waits for every rank before the run stops '
+                                                 '(default 30)')
     p.add_argument('--sync-bn', action='store_true', help='synchronise BatchNorm statistics across processes (small per-GPU batches): torch\'s SyncBatchNorm on GPUs (nccl), one all-reduce per layer on CPU processes')
     p.add_argument('--tensorboard', action='store_true', help='rank 0 writes TensorBoard events into RUN/tb (tensorboard --logdir RUN/tb)')
     p.add_argument('--keep', choices=keep_choices, help="what a finished run keeps: 'final' (model.pkl, the default), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)")
