@@ -57,6 +57,7 @@ default_config = dict(
     channels_last=True,     # model and batches in channels-last memory format (faster on CPUs and GPUs)
     compile=False,          # compile the U-Net: False, True (inductor) or a backend name (aot_eager: graph capture only)
     sync_bn=False,          # synchronise BatchNorm statistics across processes (small per-GPU batches)
+    timeout=30,             # minutes a collective waits for every rank before the run stops (the group's timeout)
     track=None,             # experiment trackers: a list of wandb, mlflow, tensorboard (or 'wandb,mlflow') (04ca)
     track_online=False,     # W&B logs online (else offline into the run folder, unless WANDB_MODE says otherwise)
     tensorboard=False,      # the older spelling of track: [tensorboard] (TensorBoard events in the run folder's tb/)
@@ -130,6 +131,9 @@ def check_config(cfg:dict, # A config
     if not isinstance(cfg['track_online'], bool):
         raise ValueError(f"{where}: track_online={cfg['track_online']!r}: give true or false (--track-online)")
     if cfg['keep'] not in keep_choices: raise ValueError(f"{where}: keep={cfg['keep']!r}: choose one of {keep_choices}")
+    if not (isinstance(cfg['timeout'], (int, float)) and cfg['timeout'] > 0):
+        raise ValueError(f"{where}: timeout={cfg['timeout']!r}: give the minutes a collective waits for every rank, "
+                         f"above 0 (--timeout)")
     return cfg
 
 # %% ../nbs/04d_config.ipynb #225f04a6

@@ -21,14 +21,18 @@ from fastai.callback.training import GradientAccumulation
 from fastai.torch_core import find_bs
 from torch import nn
 import torch.distributed.nn.functional as dist_nn
-from accelerate.utils import DistributedDataParallelKwargs, DDPCommunicationHookType
+from accelerate.utils import DistributedDataParallelKwargs, DDPCommunicationHookType, InitProcessGroupKwargs
 from fastai.distributed import DistributedTrainer
+from fastai.learner import Recorder
+from fastai.callback.core import Callback
 from .dls import CacheDL, epoch_batches, epoch_sample, close_workers, rank_device
+from .metrics import ExactLoss
 
 # %% auto #0
-__all__ = ['comm_hooks', 'SegDistributedDL', 'SegDistributedTrainer', 'LineProgressCallback', 'log_progress', 'setup_rank',
-           'print0', 'group_restarted', 'run_name', 'ddp_kwargs', 'comm_bytes', 'NoSyncAccumulation',
-           'AllReduceBatchNorm', 'AllReduceBatchNormAct', 'sync_batchnorm']
+__all__ = ['comm_hooks', 'rank_items', 'rank_batches', 'ShardDL', 'check_shards', 'SegDistributedDL', 'SharedValues',
+           'SegDistributedTrainer', 'group_timeout', 'LineProgressCallback', 'log_progress', 'setup_rank', 'print0',
+           'group_restarted', 'run_name', 'ddp_kwargs', 'comm_bytes', 'NoSyncAccumulation', 'AllReduceBatchNorm',
+           'AllReduceBatchNormAct', 'sync_batchnorm']
 
 # %% ../nbs/04_distributed.ipynb #0debdd9c
 @patch
@@ -39,8 +43,55 @@ def _broadcast(self:DistributedDL, t, rank):
     return t.cpu().tolist()
 
 # %% ../nbs/04_distributed.ipynb #b8ce388a
-class SegDistributedDL(DistributedDL):
-    "fastai's `DistributedDL` (this rank's share of rank 0's order, padded and unpadded as fastai does), fed as one process is (`epoch_batches`)"
+def rank_items(n:int, # Items in the epoch (the loader's data set)
+               ws:int, # World size: the processes that share the epoch
+               rank:int=0, # This process's rank
+              )->range: # Positions in the epoch's order, padded to `ws * ceil(n / ws)` by repeating it from its start
+    "This rank's share of an epoch as fastai's `DistributedDL` pads and slices it: `ceil(n / ws)` positions"
+    per = -(-n // ws)
+    return range(rank * per, (rank + 1) * per)
+
+def rank_batches(n:int, # Items in the epoch
+                 bs:int, # Batch size per process
+                 ws:int, # World size
+                 drop_last:bool=False, # Drop a last, partial batch (fastai's default for training)
+                )->int:
+    "Batches every rank yields in an epoch: its `rank_items` in batches of `bs`, as fastai's `chunkify` makes them"
+    k = len(rank_items(n, ws))
+    return k // bs if drop_last else -(-k // bs)
+
+# %% ../nbs/04_distributed.ipynb #7f8286d6
+class ShardDL(DistributedDL):
+    "fastai's `DistributedDL` whose length is the batches each rank yields: both read the same `rank_items`"
+    def __len__(self): return rank_batches(self.dl.n, self.bs, self.world_size, self.drop_last)
+    def get_idxs(self):
+        idxs = self._broadcast(list(self.dl.get_idxs()), 0)   # rank 0's order on every rank
+        self.n, share = len(idxs), rank_items(len(idxs), self.world_size, self.rank)
+        self.n_padded = len(share) * self.world_size   # what fastai's `to_detach` reads to leave the padding out
+        return [idxs[i % self.n] for i in share]   # fastai's padding: the order repeated from its start
+    def n_real(self, bs:int)->int:
+        "Items of the batch of `bs` just yielded that are not padding (`after_batch` has counted it in `i`)"
+        share = rank_items(self.n, self.world_size, self.rank)
+        real = max(0, min(len(share), self.n - share.start))
+        return max(0, min(bs, real - (self.i - bs)))
+
+# %% ../nbs/04_distributed.ipynb #5c1a1bb6
+def check_shards(n:int, # Items in the data set
+                 bs:int, # Batch size per process (--bs; bs= in Python)
+                 ws:int, # World size
+                 drop_last:bool=False, # The loader drops a last, partial batch (training)
+                 what:str='the training set', # The data set, as the message names it
+                ):
+    "Refuse sizes that leave a rank with no batch, naming the smallest data set that works"
+    if rank_batches(n, bs, ws, drop_last): return
+    need = ws * (bs - 1) + 1 if drop_last else 1
+    raise ValueError(f"batch size {bs} is larger than each process's share of {what} ({n} images / {ws} process(es) = "
+                     f"{len(rank_items(n, ws))}, padded as fastai does): it needs at least {need} images at batch size "
+                     f"{bs} on {ws} process(es); lower --bs (bs=) or use fewer processes")
+
+# %% ../nbs/04_distributed.ipynb #b8ce3a8b
+class SegDistributedDL(ShardDL):
+    "`ShardDL` (this rank's share of rank 0's order, padded as fastai does), fed as one process is (`epoch_batches`)"
     @property
     def feeder(self)->CacheDL: return self.dl   # the loader whose cache, thread, workers and streams feed this rank
     def __iter__(self): return epoch_batches(self)
@@ -51,21 +102,55 @@ class SegDistributedDL(DistributedDL):
         for k in ('_workers', '_order', '_started', '_ahead'): d.pop(k, None)
         return d
 
+# %% ../nbs/04_distributed.ipynb #e025f055
+class SharedValues(Callback):
+    "The recorder's row of each epoch the same on every rank: training values averaged, then rank 0's row broadcast"
+    order = Recorder.order + 1   # after the recorder has written them, before the trackers (order 60) read them
+    def _t(self, vals):
+        return torch.tensor([float('nan') if v is None else float(v) for v in vals], dtype=torch.float64,
+                            device='cuda' if dist.get_backend() == 'nccl' else 'cpu')
+    def _put(self, t, at):
+        for i, v in enumerate(t.tolist()): self.recorder.log[at + i] = None if v != v else v
+    def after_train(self):
+        if not (dist.is_initialized() and dist.get_world_size() > 1) or len(self.recorder.log) < 2: return
+        t = self._t(self.recorder.log[1:]); dist.all_reduce(t); self._put(t / dist.get_world_size(), 1)
+    def after_validate(self):
+        if not (dist.is_initialized() and dist.get_world_size() > 1) or len(self.recorder.log) < 2: return
+        t = self._t(self.recorder.log[1:]); dist.broadcast(t, 0); self._put(t, 1)
+
 # %% ../nbs/04_distributed.ipynb #3e7bc61f
 class SegDistributedTrainer(DistributedTrainer):
-    "fastai's `DistributedTrainer`: `CacheDL`s fed as one process is (`SegDistributedDL`), BatchNorm synchronised by `sync_batchnorm`, kept workers stopped when the fit ends"
+    "fastai's `DistributedTrainer`: loaders as long as they say (`ShardDL`), `CacheDL`s fed as one process is (`SegDistributedDL`), BatchNorm synchronised by `sync_batchnorm`, every rank's log the same (`SharedValues`, `ExactLoss`), kept workers stopped when the fit ends"
     def before_fit(self):
-        if self.sync_bn: self.learn.model = sync_batchnorm(self.learn.model)
+        if self.sync_bn:
+            self.learn.model = sync_batchnorm(self.learn.model)
+            h = self.accelerator.ddp_handler = self.accelerator.ddp_handler or DistributedDataParallelKwargs()
+            h.broadcast_buffers = False   # every rank's statistics are the same already: no broadcast before a forward
         self.learn.model = self.accelerator.prepare(self.learn.model)
         self.old_dls = list(self.dls)
         self.learn.dls.loaders = [self._wrap_dl(dl) for dl in self.dls]
         if rank_distrib(): self.learn.logger = noop
+        if not isinstance(self.recorder.loss, ExactLoss): self.recorder.loss = ExactLoss()   # chapter 02_metrics
+        if not hasattr(self.learn, 'shared_values'): self.learn.add_cb(SharedValues())
     def _wrap_dl(self, dl):
         if isinstance(dl, DistributedDL): return dl
-        return (SegDistributedDL if isinstance(dl, CacheDL) else DistributedDL)(dl, device=self.learn.model.device)
+        return (SegDistributedDL if isinstance(dl, CacheDL) else ShardDL)(dl, device=self.learn.model.device)
     def after_fit(self):
         for dl in self.learn.dls.loaders: close_workers(dl)
+        if hasattr(self.learn, 'shared_values'): self.learn.remove_cb(self.learn.shared_values)
         super().after_fit()
+
+# %% ../nbs/04_distributed.ipynb #3ca873dc
+def group_timeout(minutes:float|None=None, # Set it to this many minutes (--timeout); None: leave it as it is
+                 )->timedelta:
+    "How long a collective waits for every rank before it fails: the timeout of every process group this library starts"
+    if minutes is not None:
+        if not (isinstance(minutes, (int, float)) and minutes > 0):
+            raise ValueError(f'timeout={minutes!r}: give the minutes a collective waits for every rank, above 0 '
+                             f'(--timeout)')
+        group_timeout.value = timedelta(minutes=minutes)
+    return group_timeout.value
+group_timeout.value = timedelta(minutes=30)
 
 # %% ../nbs/04_distributed.ipynb #7e01f199
 import fastai.distributed
@@ -78,7 +163,7 @@ def _setup_distrib_cpu(gpu=None):
     if gpu is None or torch.cuda.is_available(): return _fastai_setup_distrib(gpu)
     os.environ['ACCELERATE_USE_CPU'] = '1'
     torch.set_num_threads(max(1, (os.cpu_count() or 1) // int(os.environ.get('LOCAL_WORLD_SIZE', 1))))
-    if num_distrib() > 0 and not dist.is_initialized(): dist.init_process_group('gloo', init_method='env://')
+    if num_distrib() > 0 and not dist.is_initialized(): dist.init_process_group('gloo', init_method='env://', timeout=group_timeout())
     return int(gpu)
 fastai.distributed.setup_distrib = _setup_distrib_cpu
 
@@ -88,8 +173,15 @@ _fastai_to_distributed = getattr(Learner.to_distributed, '__wrapped__', Learner.
 
 @wraps(_fastai_to_distributed)
 def _to_distributed(self:Learner, sync_bn=True, **kwargs):
-    "fastai's `to_distributed` with `SegDistributedTrainer`; a world of one process is left as it is (as `detach_distributed` leaves it)"
+    "fastai's `to_distributed` with `SegDistributedTrainer`, each loader checked (`check_shards`), the group's timeout `group_timeout`; a world of one process is left as it is (as `detach_distributed` leaves it)"
     if num_distrib() <= 1: return self
+    for i, dl in enumerate(self.dls.loaders):   # before the process group starts (accelerate starts it below)
+        dl = getattr(dl, 'dl', dl)
+        what = ('the training set', 'the validation set')[i] if i < 2 else f'loader {i}'
+        check_shards(dl.n, dl.bs, num_distrib(), dl.drop_last, what)
+    hs = list(kwargs.get('kwargs_handlers') or [])
+    if not any(isinstance(h, InitProcessGroupKwargs) for h in hs):
+        kwargs['kwargs_handlers'] = hs + [InitProcessGroupKwargs(timeout=group_timeout())]
     self.add_cb(SegDistributedTrainer(sync_bn, **kwargs))
     if rank_distrib() and hasattr(self, 'progress'):   # ranks > 0 show nothing; `detach_distributed` then finds a progress callback and adds no fastai bar back
         self.remove_cb(self.progress); self.add_cb(LineProgressCallback())
@@ -135,16 +227,17 @@ def _init_group():
     if num_distrib() <= 1 or dist.is_initialized() or not int(os.environ.get('TORCHELASTIC_MAX_RESTARTS', 0)): return
     backend = 'nccl' if torch.cuda.is_available() else 'gloo'
     restart = int(os.environ.get('TORCHELASTIC_RESTART_COUNT', 0))
-    if restart == 0 or os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True': return dist.init_process_group(backend)
+    if restart == 0 or os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True': return dist.init_process_group(backend, timeout=group_timeout())
     store = dist.TCPStore(os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']), num_distrib(), is_master=False,
                           timeout=timedelta(minutes=5))
     dist.init_process_group(backend, rank=rank_distrib(), world_size=num_distrib(),
-                            store=dist.PrefixStore(f'segdist/restart_{restart}', store))
+                            store=dist.PrefixStore(f'segdist/restart_{restart}', store), timeout=group_timeout())
 
 # %% ../nbs/04_distributed.ipynb #720985a9
 def setup_rank(seed:int|None=None, # Base random seed; rank r uses `seed + r`
                   threads:int|None=None, # torch threads for this process; default: `OMP_NUM_THREADS` if set
                   quiet:bool=True, # Silence standard output on ranks other than 0 (errors still go to stderr)
+                  timeout:float|None=None, # Minutes a collective waits for every rank (`group_timeout`); default 30
                  )->int: # This process's rank
     "Prepare this process for `learn.distrib_ctx()`, on GPUs (nccl) or CPU processes (gloo)"
     rank_device()   # first: under a launcher, the local rank's GPU is the current one before anything touches a GPU (chapter 01c_dls)
@@ -155,6 +248,7 @@ def setup_rank(seed:int|None=None, # Base random seed; rank r uses `seed + r`
     if seed is not None: set_seed(seed + rank)
     if quiet and rank > 0: sys.stdout = open(os.devnull, 'w')
     log_progress()
+    group_timeout(timeout)
     _init_group()
     return rank
 
@@ -262,8 +356,12 @@ class AllReduceBatchNormAct(AllReduceBatchNorm):
 
 # %% ../nbs/04_distributed.ipynb #9c8ea37f
 def sync_batchnorm(model:nn.Module, # A model with BatchNorm2d layers
+                   backend:str|None=None, # The group's backend; default: the running group's, else nccl with a GPU
                   )->nn.Module:
-    "The model with its BatchNorm synchronised across processes (`AllReduceBatchNorm`), on GPUs and CPU processes; timm's `BatchNormAct2d` keeps its activation"
+    "The model with BatchNorm synchronised: torch's `SyncBatchNorm` on nccl, `AllReduceBatchNorm` on gloo"
+    if backend is None: backend = dist.get_backend() if dist.is_initialized() else 'nccl' if torch.cuda.is_available() \
+                                  else 'gloo'
+    if backend == 'nccl': return timm.layers.convert_sync_batchnorm(model)   # timm's keeps `BatchNormAct2d`'s act
     def conv(m):
         if isinstance(m, nn.BatchNorm2d) and not isinstance(m, AllReduceBatchNorm):
             act = isinstance(m, timm.layers.BatchNormAct2d)

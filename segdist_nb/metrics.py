@@ -7,14 +7,14 @@ Docs: https://segdist.github.io/segdist_nb/metrics.html.md"""
 # %% ../nbs/02_metrics.ipynb #3343b2e8
 from __future__ import annotations
 import numpy as np, pandas as pd
-import torch
+import torch, torch.distributed as dist
 from fastcore.all import *
-from fastai.learner import Metric, AvgMetric
-from fastai.torch_core import to_detach
+from fastai.learner import Metric, AvgMetric, AvgLoss
+from fastai.torch_core import to_detach, find_bs
 
 # %% auto #0
-__all__ = ['seg_metric_fns', 'seed_metrics', 'batch_confusion', 'SegStats', 'SegMetric', 'seg_metrics', 'run_metrics',
-           'np_seg_metrics', 'iou_table']
+__all__ = ['seg_metric_fns', 'seg_metric_docs', 'seed_metrics', 'batch_confusion', 'SegStats', 'SegMetric', 'seg_metrics',
+           'run_metrics', 'np_seg_metrics', 'ExactLoss', 'iou_table']
 
 # %% ../nbs/02_metrics.ipynb #179327bd
 def _flat(inp, targ):
@@ -106,6 +106,13 @@ def _fwiou(s:SegStats):
     t = s.per_class(); return float((t.pixel_share * t.iou.fillna(0)).sum())
 seg_metric_fns = dict(acc_all=_acc_all, acc_clss=partial(_acc_nonvoid, empty=1.), adj_clss=partial(_acc_nonvoid, empty=0.),
                       miou=_miou, dice=_dice, fwiou=_fwiou)
+seg_metric_docs = dict(   # what each column of the recorder and metrics.csv means
+    acc_all='pixel accuracy over every pixel',
+    acc_clss='pixel accuracy over the pixels whose target is not void (1 when there is none); '
+             'the same number as acc_all when the data set has no void class',
+    adj_clss='acc_clss, but 0 when no target pixel is outside void',
+    miou='mean IoU of the classes other than void that appear in the target or the prediction',
+    dice='mean Dice of those classes', fwiou='IoU of each class other than void weighted by its share of the pixels')
 
 # %% ../nbs/02_metrics.ipynb #fcc6b305
 class SegMetric(Metric):
@@ -160,6 +167,30 @@ def np_seg_metrics(pred:np.ndarray, # Predicted class indices, any shape
         dices.append(2 * tp / (2 * tp + fp + fn) if tp + fp + fn else np.nan)
     return dict(acc_all=np.mean(p == t), acc_clss=np.mean(p[m] == t[m]) if m.any() else 1.,
                 miou=np.nanmean(ious), dice=np.nanmean(dices), fwiou=np.nansum(np.array(shares) * np.nan_to_num(ious)))
+
+# %% ../nbs/02_metrics.ipynb #5d7eb8df
+class ExactLoss(AvgLoss):
+    "fastai's `AvgLoss` summed on the device without the padding, and across processes once, when read"
+    def __init__(self): self.reset()
+    def reset(self): self.total, self.count, self.shard, self._value = 0., 0, False, None
+    def accumulate(self, learn):
+        bs, dl = find_bs(learn.yb), getattr(learn, 'dl', None)
+        k = dl.n_real(bs) if hasattr(dl, 'n_real') else bs   # the items that are not padding
+        self.shard = self.shard or getattr(dl, 'world_size', 1) > 1
+        loss = learn.loss if k == bs else learn.loss_func(learn.pred[:k], *[y[:k] for y in learn.yb]) if k else None
+        if loss is not None: self.total = self.total + loss.detach().double().mean() * k   # on the device: no read back
+        self.count, self._value = self.count + k, None
+    @property
+    def value(self):
+        if self._value is None:
+            t = torch.stack([torch.as_tensor(self.total, dtype=torch.float64),
+                             torch.tensor(float(self.count), dtype=torch.float64)])
+            if self.shard and dist.is_initialized():
+                t = t.to('cuda' if dist.get_backend() == 'nccl' else 'cpu'); dist.all_reduce(t)
+            t = t.tolist()
+            self._value = t[0] / t[1] if t[1] else None
+        return self._value
+    def __getstate__(self): return {**self.__dict__, 'total': torch.as_tensor(self.total).detach().cpu()}   # model.pkl
 
 # %% ../nbs/02_metrics.ipynb #a3d1a489
 def iou_table(learn, # A `Learner` whose metrics include `seg_metrics`, after `validate` or `fit`

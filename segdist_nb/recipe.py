@@ -131,10 +131,9 @@ def plan_run(cfg:dict, # A config (see `default_config`)
     check_split(splits, len(fns), str(spec.file or spec.root))
     if _splitter(cfg) is None and (how := valid_split(spec)): print0(f'split:{how}')   # validation held out of train: said, as the check says it
     ws = max(1, num_distrib())
-    for st in cfg['stages']:
-        if len(splits[0]) // ws < st['bs']:
-            raise ValueError(f"stage {st['name']}: batch size {st['bs']} is larger than each process's share of the training set "
-                             f"({len(splits[0])} images / {ws} process(es) = {len(splits[0]) // ws}): lower --bs or use fewer processes")
+    for st in cfg['stages']:   # every rank a whole batch, at every stage (chapter 04_distributed)
+        try: check_shards(len(splits[0]), st['bs'], ws, drop_last=True)
+        except ValueError as e: raise ValueError(f"stage {st['name']}: {e}") from None
     pw = fetch_weights(find_weights(cfg['pretrained'], arch, cfg['decoder']))   # after the cheap checks: fetched now, by each node's first process (chapter 02f)
     check_pretrained(pw, arch, cfg['decoder'], len(codes), spec.imagery.n_in)   # weights that do not fit are refused now
     ck, meta, ck_fn = None, dict(arch=cfg['arch'], decoder=cfg['decoder'], n_classes=len(codes), weights=weights_record(pw, codes)), out/'ckpt'/'last.pth'
@@ -268,7 +267,10 @@ def train(cfg:dict, # A config (see `default_config`)
          )->Learner:
     "Run every stage of `cfg` in this process; return the final learner"
     out, tm = Path(out), RunTimer()
-    rank = setup_rank(cfg.get('seed'))
+    rank = setup_rank(cfg.get('seed'), timeout=cfg.get('timeout'))
+    if num_distrib() > 1:   # the run's first line
+        print0(f"{num_distrib()} processes ({'nccl' if torch.cuda.is_available() else 'gloo'}); a collective waits "
+               f"{group_timeout().total_seconds() / 60:g} min for every rank before the run stops (--timeout)")
     try:  # every input problem is one `RunError`, raised before anything is written
         cfg = check_config(dict(cfg))
         restarted = group_restarted()   # an elastic restart of a --restart run resumes: what it trained is not removed again

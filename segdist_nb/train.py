@@ -66,7 +66,9 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--powersgd-warmup', type=int, help='steps of plain all-reduce before PowerSGD starts, in each stage (default 10)')
     p.add_argument('--no-channels-last', action='store_true', help='keep the default memory layout (channels-last is on: faster on CPUs and GPUs)')
     compile_option(p, 'the U-Net')
-    p.add_argument('--sync-bn', action='store_true', help='synchronise BatchNorm statistics across processes (small per-GPU batches): one all-reduce per BatchNorm layer, no host read')
+    p.add_argument('--timeout', type=float, help='minutes a collective waits for every rank before the run stops '
+                                                 '(default 30)')
+    p.add_argument('--sync-bn', action='store_true', help='synchronise BatchNorm statistics across processes (small per-GPU batches): torch\'s SyncBatchNorm on GPUs (nccl), one all-reduce per layer on CPU processes')
     p.add_argument('--track', help=f"experiment trackers, comma-separated: {', '.join(track_choices)}; rank 0 logs the "
                                    "config, each epoch's row, the plots and the model, offline by default: W&B into "
                                    "RUN/wandb, MLflow into RUN/mlruns (or MLFLOW_TRACKING_URI), TensorBoard in RUN/tb")
@@ -81,7 +83,7 @@ def config_from_args(argv:list|None=None)->tuple:
     "(config, run folder, resume, restart) from command-line arguments"
     a = train_parser().parse_args(argv)
     cfg = load_config(a.config)
-    for k in ('data', 'arch', 'decoder', 'aug', 'loss', 'monitor', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep', 'accum', 'comm_hook', 'powersgd_rank', 'powersgd_warmup'):
+    for k in ('data', 'arch', 'decoder', 'aug', 'loss', 'monitor', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep', 'accum', 'comm_hook', 'powersgd_rank', 'powersgd_warmup', 'timeout'):
         v = getattr(a, k)
         if v is not None: cfg[k] = v
     if isinstance(cfg['void'], str) and cfg['void'].isdigit(): cfg['void'] = int(cfg['void'])
