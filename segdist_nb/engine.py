@@ -19,6 +19,7 @@ from .read import size_hw
 from .augment import ScaleBands, batch_part
 from .compiled import compile_unet
 from .weights import read_learner
+from .modelfile import run_model, check_model
 
 # %% auto #0
 __all__ = ['engines', 'model_size', 'ImageReader', 'model_imagery', 'LearnerModel', 'NormalizedModel', 'BinPool', 'bin_pools',
@@ -209,21 +210,22 @@ class OnnxModel:
 # %% ../nbs/05a_engine.ipynb #89c3b4e8
 engines = ('auto', 'torch', 'torch-bf16', 'onnx')
 
-def inference_model(model, # `model.pkl`, an exported `.onnx`, a `Learner`, or a model `inference_model` made
+def inference_model(model, # A run's folder, its model folder, an exported `.onnx`, a `model.pkl` (trusted), a `Learner`, or a model `inference_model` made
                cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
                engine:str='auto', # One of `engines`: auto (onnxruntime for a learner on the CPU when installed), torch, torch-bf16 or onnx
                compile:bool|str=False, # Compile the PyTorch model (engine torch or torch-bf16): True (inductor) or a backend
+               trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): a pickle runs any code it holds; refused otherwise, before it is read
               ):
     "A `LearnerModel` or an `OnnxModel`, from what `model` is and the engine"
     if engine not in engines: raise ValueError(f'engine {engine!r}: choose one of {engines} (--engine)')
     if isinstance(model, (LearnerModel, OnnxModel)): return model
     if not isinstance(model, Learner):
-        model = Path(model)
-        if not model.is_file(): raise FileNotFoundError(f"model {model} does not exist: give a run's model.pkl or an .onnx from segdist-export")
-        if model.suffix.lower() == '.onnx':
-            if engine.startswith('torch') or compile: raise ValueError(f'{model} is an ONNX model: it runs on onnxruntime; give the run\'s model.pkl for --engine {engine} or --compile')
+        model = run_model(model)
+        fmt = 'onnx' if model.suffix.lower() == '.onnx' else check_model(model, trust_pickle, ('onnx', 'zip', 'pickle'))   # before anything is unpickled (02ef)
+        if fmt == 'onnx':
+            if engine.startswith('torch') or compile: raise ValueError(f'{model} is an ONNX model: it runs on onnxruntime; give the run\'s model for --engine {engine} or --compile')
             return OnnxModel(model, cpu)
-        try: model = read_learner(model, cpu=ifnone(cpu, not torch.cuda.is_available()))
+        try: model = read_learner(model, cpu=ifnone(cpu, not torch.cuda.is_available()), trust_pickle=True)
         except Exception as e: raise ValueError(f"{model} cannot be read as a trained model ({type(e).__name__}: {str(e)[:150]}): give a run's "
                                                 f"model.pkl (written whole at the end of training) or an .onnx from segdist-export") from None
         if not isinstance(model, Learner): raise ValueError(f"{model} holds a {type(model).__name__}, not a fastai learner: give a run's model.pkl")

@@ -69,6 +69,7 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
              split:str|None=None, # Which split of the description: default `test` if it has one, else every image of every split but those the model trained on
              engine:str='auto', # auto (onnxruntime on the CPU when installed), torch, torch-bf16 or onnx (`inference_model`)
              compile:bool|str=False, # Compile the PyTorch model: True (inductor) or a backend of `compile_backends`
+             trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): a pickle runs any code it holds
             )->dict|None: # eval.json's contents, on rank 0
     "Per-class and per-image metrics of `model` on `data`, at each mask's resolution; this process's share of the images under a launch"
     t0, rank, ws = time.time(), rank_distrib(), max(1, num_distrib())
@@ -85,7 +86,7 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
         ins = {Path(o).absolute() for f in fns for o in (f.parent, Path(gm.label_fn(f)).parent)}
         hit = [d for d in ins if Path(out).absolute().is_relative_to(d)]
         if hit: raise ValueError(f'--out {out} is inside {hit[0]}, which holds images or masks being evaluated: choose a folder outside the data set')
-    m = inference_model(model, cpu, engine, compile)
+    m = inference_model(model, cpu, engine, compile, trust_pickle)
     codes, void = spec.codes, m.void
     if list(codes) != list(m.codes):
         raise DataError([f"the model's classes {list(m.codes)} are not those of the data set {list(codes)}: evaluate on data "
@@ -173,7 +174,8 @@ def segdist_eval(argv:list|None=None):
     setup_rank()
     if num_distrib() > 1 and not dist.is_initialized(): dist.init_process_group('gloo')   # only to gather the results
     try: res = evaluate(a.model, a.data, a.out, bs=a.bs, tile=a.tile, overlap=a.overlap, tta=a.tta, k=a.k, cpu=True if a.cpu else None,
-                        labels=a.labels, images=a.images, check=not a.no_check, split=a.split, engine=a.engine, compile=a.compile)
+                        labels=a.labels, images=a.images, check=not a.no_check, split=a.split, engine=a.engine, compile=a.compile,
+                        trust_pickle=a.trust_pickle)
     except (ValueError, OSError, ImportError) as e:
         if rank_distrib() == 0: print(f'segdist-eval: error: {e}', file=sys.stderr)
         raise SystemExit(2)

@@ -280,11 +280,12 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
                    skipped:list|None=None, # Images that cannot be read are noted here as (file, reason) and left out; None: raise
                    verbose:bool=False, # Print the note when `out` is inside `images`
                    written:list|None=None, # The mask files written are appended here as they are (what an interrupt leaves)
+                   trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): a pickle runs any code it holds
                   )->list: # The mask files written
     "Predict every image under `images` and write palette PNG masks (GeoTIFFs for GeoTIFFs) to `out`, at the images' relative paths; never over an input"
     check_predict_options(bs, tile, overlap)
     plan, note = output_plan(images, out)   # refused before anything is read or written
-    m = inference_model(model, cpu, engine, compile)
+    m = inference_model(model, cpu, engine, compile, trust_pickle)
     check_inputs(m, list(plan))   # images unlike the training images are refused before anything is written
     out = Path(out)
     if note and verbose: print(note)
@@ -318,6 +319,8 @@ def engine_options(p:argparse.ArgumentParser, # A command's parser
     p.add_argument('--cpu', action='store_true', help='use the CPU even when there is a GPU')
     p.add_argument('--engine', default='auto', choices=engines, help='auto: onnxruntime on the CPU when installed (faster), else PyTorch; torch; '
                    'torch-bf16 (bf16 autocast: about twice as fast on CPUs with AVX512-BF16 or AMX); onnx')
+    p.add_argument('--trust-pickle', action='store_true', help="open a model.pkl: a pickle runs any code it holds, so only for a file you trust "
+                                                                "(a run's model folder opens without pickle)")
     return compile_option(p, 'the PyTorch model (with --engine torch or torch-bf16)')
 
 # %% ../nbs/05b_predict.ipynb #25d4e113
@@ -339,11 +342,12 @@ def segdist_predict(argv:list|None=None, # Command-line arguments (default: the 
     a = predict_parser().parse_args(argv)
     model, images, out, bs, overlay, tta, sz, tile, overlap, cpu, engine, compile = (a.model, a.images, a.out, a.bs, a.overlay, a.tta, a.sz, a.tile,
                                                                                   a.overlap, a.cpu, a.engine, a.compile)
+    trust_pickle = a.trust_pickle
     from segdist_nb.distributed import log_progress
     log_progress()
     skipped, done = [], []
     try: fns = predict_folder(model, images, out, bs=bs, overlay_=overlay, tta=tta, sz=sz, cpu=True if cpu else None, tile=tile, overlap=overlap,
-                             engine=engine, compile=compile, skipped=skipped, verbose=True, written=done)
+                             engine=engine, compile=compile, skipped=skipped, verbose=True, written=done, trust_pickle=trust_pickle)
     except (ValueError, OSError, ImportError) as e: print(f'segdist-predict: error: {e}', file=sys.stderr); raise SystemExit(2)
     except KeyboardInterrupt:
         print(f'segdist-predict: interrupted: {len(done)} mask(s) written to {out}' + (f' (the last {done[-1]})' if done else '') +

@@ -133,7 +133,7 @@ def plan_run(cfg:dict, # A config (see `default_config`)
         if len(splits[0]) // ws < st['bs']:
             raise ValueError(f"stage {st['name']}: batch size {st['bs']} is larger than each process's share of the training set "
                              f"({len(splits[0])} images / {ws} process(es) = {len(splits[0]) // ws}): lower --bs or use fewer processes")
-    pw = fetch_weights(find_weights(cfg['pretrained'], arch, cfg['decoder']))   # after the cheap checks: fetched now, by each node's first process (chapter 02f)
+    pw = fetch_weights(find_weights(cfg['pretrained'], arch, cfg['decoder'], cfg['trust_pickle']))   # after the cheap checks: fetched now, by each node's first process (chapter 02f)
     check_pretrained(pw, arch, cfg['decoder'], len(codes), spec.imagery.n_in)   # weights that do not fit are refused now
     ck, meta, ck_fn = None, dict(arch=cfg['arch'], decoder=cfg['decoder'], n_classes=len(codes), weights=weights_record(pw, codes)), out/'ckpt'/'last.pth'
     if resume or restarted:
@@ -172,7 +172,7 @@ def plan_run(cfg:dict, # A config (see `default_config`)
 # %% ../nbs/04e_recipe.ipynb #0451cfb1
 def _learner(cfg, st, data, out, arch, void, weights, cache=None):
     dls = stage_dls(cfg, st, data, cache)
-    learn = seg_learner(dls, arch, void=void, weights=weights, ignore_void=cfg['ignore_void'], pretrained=cfg['pretrained'],
+    learn = seg_learner(dls, arch, void=void, weights=weights, ignore_void=cfg['ignore_void'], pretrained=cfg['pretrained'], trust_pickle=cfg['trust_pickle'],
                         loss=cfg['loss'], loss_weights=cfg['loss_weights'], decoder=cfg['decoder'],
                         precision=cfg['precision'], channels_last=cfg['channels_last'], compile=cfg['compile'], wd=st.get('wd', 1e-2), path=out, model_dir='models')
     if st.get('freeze', False) and not no_weights(cfg['pretrained']): learn.freeze()
