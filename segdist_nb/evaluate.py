@@ -21,6 +21,7 @@ from .distributed import setup_rank, print0
 from .engine import inference_model
 from .predict import predict_masks, check_predict_options, check_inputs, engine_options
 from .model import image_digest
+from .modelfile import model_format
 
 # %% auto #0
 __all__ = ['image_confusion', 'image_scores', 'evaluate', 'eval_parser', 'segdist_eval']
@@ -129,7 +130,8 @@ def _not_trained_on(m, spec, fns:list, split:str|None, use:list, rank:int)->tupl
 def _write_eval(m, data:Path, fns:list, gm, cm:np.ndarray, rows:list, out, how:dict, t0:float, k:int)->dict:
     "per_class.csv, per_image.csv, iou.png, confusion.png, worst.png and eval.json from the summed confusion matrix"
     name = f"eval-{data.name}" + (f"-{how['split']}" if how.get('split') else '')
-    out = Path(ifnone(out, (Path(how['model']).parent if how['model'] != 'Learner' else Path('.'))/name))
+    src = Path(how['model']) if how['model'] != 'Learner' else Path('.')
+    out = Path(ifnone(out, (src if src.is_dir() and model_format(src) is None else src.parent)/name))   # in the run's folder
     mark_output(out, 'segdist-eval')   # never read as images by a later walk (`image_files`)
     st = SegStats(len(m.codes), m.void); st.cm = torch.as_tensor(cm)
     pc = st.per_class(); pc.insert(1, 'name', [m.codes[i] for i in pc.cls])

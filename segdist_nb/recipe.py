@@ -32,6 +32,7 @@ from .distributed import *
 from .checkpoint import *
 from .runfolder import *
 from .config import *
+from .modelfile import SavedModel
 
 # %% auto #0
 __all__ = ['stage_dls', 'run_data', 'one_size', 'RunError', 'data_changes', 'plan_run', 'run_stage', 'final_metrics', 'stopped',
@@ -149,7 +150,7 @@ def plan_run(cfg:dict, # A config (see `default_config`)
                 raise ValueError(f"{ck_fn} is from stage {m['stage']}, but this config has {len(cfg['stages'])} stages: resume with the same stages")
             if diffs := data_changes(out, spec):
                 raise ValueError(f"--resume: the run in {out} trained on other data than this run's: " + '; '.join(diffs) + '. Resume with the data set '
-                                 f"it started with, or start a new --out (to train on this data from that run's weights: --pretrained {out/'model.pkl'})")
+                                 f"it started with, or start a new --out (to train on this data from that run's weights: --pretrained {out})")
         elif ck_fn.exists() or prev_path(ck_fn).exists():
             raise ValueError(f'{why}, and no readable checkpoint of an earlier epoch is kept: start the run again in this folder with --restart, '
                              f'or choose another --out')
@@ -331,6 +332,7 @@ def _stages(cfg, out, p, weights, cbs, tm, rank):
         (out/'final.json').write_text(json.dumps(final, indent=1))
         save_plots(learn, out); tm('plots')
         learn.export((out/'model.pkl.tmp').absolute()); os.replace(out/'model.pkl.tmp', out/'model.pkl')
+        SavedModel.of(learn).save(out/'model')   # the model folder: opens without pickle (chapter 02ef)
         tidy_run(out, cfg['keep']); tm('export')
         (out/'timing.json').write_text(json.dumps(tm.parts, indent=1))
     return learn, final

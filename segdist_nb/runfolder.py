@@ -85,6 +85,7 @@ def tidy_run(out:Path, # A finished run's folder
 
 # %% ../nbs/04c_runfolder.ipynb #84a62665
 run_top = ('config.json', 'metrics.csv', 'final.json', 'timing.json', 'model.pkl', 'model.pkl.tmp', 'loss.png', 'iou.png', 'results.png',
+           'model/config.json', 'model/model.safetensors', 'model/*.tmp',
            'confusion.png')   # the files a run writes at the top of its folder
 
 def run_patterns(stages:list, # The run's stages (their `name`s)

@@ -22,12 +22,12 @@ from fastai.learner import Learner, load_learner
 from fastai.data.transforms import Normalize
 import segmentation_models_pytorch as smp
 import huggingface_hub
-from huggingface_hub import hf_hub_download
+from huggingface_hub import hf_hub_download, snapshot_download
 from huggingface_hub.errors import EntryNotFoundError, RemoteEntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError
 from .augment import batch_part, ScaleBands
 from .encoders import timm_name, arch_name, adapt_in_chans, check_fit
 from .decoders import check_decoder, smp_encoder, model_name, SegModel
-from .modelfile import model_format, run_model, check_model
+from .modelfile import model_format, run_model, check_model, SavedModel
 
 # %% auto #0
 __all__ = ['pickle_moves', 'pickle_renames', 'moved_pickle', 'Weights', 'no_weights', 'find_weights', 'local_first', 'cache_path',
@@ -145,6 +145,12 @@ def cache_path(w:Weights)->Path:
 # %% ../nbs/02f_weights.ipynb #724b0e5a
 def _offline()->bool: return bool(huggingface_hub.constants.HF_HUB_OFFLINE)   # read when huggingface_hub is imported, as the Hub reads it
 
+def _reachable()->bool:
+    "Whether the Hub's endpoint takes a connection, asked once: unreachable, the Hub's client would try five times before it gives up"
+    u = urlparse(huggingface_hub.constants.ENDPOINT)
+    try: socket.create_connection((u.hostname, u.port or (443 if u.scheme == 'https' else 80)), timeout=10).close(); return True
+    except OSError: return False
+
 def _missing(w:Weights, why:str)->FileNotFoundError:
     "The one message for weights that are not in the cache and were not fetched"
     where = cache_path(w)
@@ -174,19 +180,26 @@ def _torch_hub(w:Weights, progress:bool, first:bool)->Path:
     return fn
 
 def _hub(w:Weights, first:bool)->Path:
-    "The Hub's cached file of `w`, fetched by `hf_hub_download` (on this node's first process; the others read the cache)"
-    remote, err = [], None
+    "The Hub's cached file of `w`, fetched by `hf_hub_download` (on this node's first process; the others read the cache); for `hf-hub:REPO`, the snapshot of its files"
+    remote, err, up = [], None, first and not _offline() and _reachable()   # an unreachable Hub is said once, not tried five times
     for f in w.files:
-        try: p = Path(hf_hub_download(w.repo, f, revision=w.revision, local_files_only=not first)); break
+        try:
+            if w.spec.startswith('hf-hub:'):   # a repository named by the user: a model folder of this library (config.json), or weights
+                p = Path(snapshot_download(w.repo, revision=w.revision, allow_patterns=['config.json', *w.files], local_files_only=not up))
+                p = p if model_format(p) == 'folder' else next((p/o for o in w.files if (p/o).is_file()), None)
+                if p is None: remote = list(w.files); break
+            else: p = Path(hf_hub_download(w.repo, f, revision=w.revision, local_files_only=not up))
+            break
         except RemoteEntryNotFoundError: remote.append(f)   # the repository has no such file: the next name
         except EntryNotFoundError as e: err = e             # not in the cache, and the Hub not asked or not reached
         except (RepositoryNotFoundError, RevisionNotFoundError) as e:
             raise ValueError(f'pretrained weights {w.name}: the Hub at {huggingface_hub.constants.ENDPOINT} has no repository {w.repo}'
                              f"{' at ' + w.revision if w.revision else ''} ({type(e).__name__}): check the name (--pretrained, pretrained=)") from None
-    else:
+    else: p = None
+    if p is None:
         if err is None: raise ValueError(f'pretrained weights {w.name}: the repository holds none of the files {list(w.files)}: name other weights (--pretrained)')
         why = ('HF_HUB_OFFLINE is set, so nothing is fetched' if _offline() else "this node's first process did not leave them there" if not first
-               else f'the Hub at {huggingface_hub.constants.ENDPOINT} could not be reached ({type(err.__cause__ or err).__name__})')
+               else f'the Hub at {huggingface_hub.constants.ENDPOINT} could not be reached (asked once)')
         raise _missing(w, why)
     return p
 
@@ -212,8 +225,10 @@ def fetch_weights(w:Weights|None, # From `find_weights`
         key = (w.source, w.url or w.repo, w.revision, str(cache_path(w)))
         if key not in _fetched: _fetched[key] = local_first(lambda first: _torch_hub(w, progress, first) if w.source == 'torch.hub' else _hub(w, first))
         w.path = _fetched[key]
-    elif not Path(w.path).is_file(): raise FileNotFoundError(f'pretrained weights file {w.path} does not exist: give an existing file, or pretrained=False (--pretrained false)')
-    w.path, w.sha256 = Path(w.path), file_sha256(w.path)
+        if w.path.is_dir(): w.source = 'run'   # a model folder pushed by segdist-push: fine-tuning from it
+    elif not Path(w.path).exists(): raise FileNotFoundError(f'pretrained weights file {w.path} does not exist: give an existing file, or pretrained=False (--pretrained false)')
+    w.path = Path(w.path)
+    w.sha256 = file_sha256(w.path/'model.safetensors' if w.path.is_dir() else w.path)   # a model folder: its tensors
     return w
 
 # %% ../nbs/02f_weights.ipynb #86dc5296
@@ -266,6 +281,10 @@ def read_learner(fn:Path|str, # A run's model.pkl, named by the user
 # %% ../nbs/02f_weights.ipynb #7ae08347
 @functools.lru_cache(maxsize=2)
 def _read_run(fn:str, mtime:int)->AttrDict:
+    if Path(fn).is_dir():   # a model folder: no pickle
+        sm = SavedModel.read(fn); c = sm.cfg
+        return AttrDict(fn=Path(fn), sd=sm.model.state_dict(), codes=c['classes'], arch=c['arch'], decoder=c['decoder'], weights=c.get('weights_from'),
+                        stats=(c['mean'], c['std']) if c.get('mean') is not None and c.get('scale') is None else None)
     try: learn = read_learner(fn, trust_pickle=True)   # trusted by `read_run`'s caller
     except Exception as e: raise ValueError(f'{fn} cannot be read as an earlier run to fine-tune from ({type(e).__name__}: {str(e)[:150]}): '
                                             f'give the folder of a finished run, or its model folder (--pretrained, pretrained=)') from None
@@ -275,15 +294,15 @@ def _read_run(fn:str, mtime:int)->AttrDict:
     return AttrDict(fn=Path(fn), sd=learn.model.state_dict(), codes=list(learn.codes), arch=learn.arch_name, decoder=getattr(learn, 'decoder', 'fastai'),
                     stats=stats, weights=getattr(learn, 'weights_from', None))
 
-def read_run(fn:Path|str, # An earlier run's folder, or its model.pkl
+def read_run(fn:Path|str, # An earlier run's folder, its model folder, or its model.pkl (trusted)
              trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): it runs any code it holds
             )->AttrDict:
     "What fine-tuning takes from an earlier run: its model's state dict (`sd`), classes (`codes`), `arch`, `decoder`, the `stats` its pictures were normalised with, and its own `weights`"
     fn = Path(fn)
     if not fn.exists(): raise FileNotFoundError(f'{fn} does not exist: give the folder of a finished run, or its model folder (--pretrained, pretrained=)')
-    fn = run_model(fn)
-    check_model(fn, trust_pickle, ('zip', 'pickle'), 'an earlier run to fine-tune from')
-    return _read_run(str(fn.resolve()), fn.stat().st_mtime_ns)
+    fn = run_model(fn)   # its model folder first
+    fmt = check_model(fn, trust_pickle, ('folder', 'zip', 'pickle'), 'an earlier run to fine-tune from')
+    return _read_run(str(fn.resolve()), (fn/'model.safetensors' if fmt == 'folder' else fn).stat().st_mtime_ns)
 
 # %% ../nbs/02f_weights.ipynb #42be070f
 def check_run(run:AttrDict, # From `read_run`
