@@ -107,7 +107,7 @@ def model_config(learn)->dict:
                 scale=None if sc is None else dict(lo=list(sc.lo), hi=list(sc.hi), bands=sc.bands),
                 mean=None if norm is None else norm.mean.flatten().tolist(), std=None if norm is None else norm.std.flatten().tolist(),
                 sz=list(model_size(learn)), precision=getattr(learn, 'precision', 'fp32'), loss=getattr(learn, 'loss_name', None),
-                training=None if rec is None else dict(n=rec.n, stats=rec.stats, digests=sorted(rec.digests)),
+                training=None if rec is None else dict(n=getattr(rec, 'n', None), stats=getattr(rec, 'stats', None), digests=sorted(rec.digests)),
                 weights_from=getattr(learn, 'weights_from', None))
 
 # %% ../nbs/02ef_modelfile.ipynb #589c1e42
@@ -131,7 +131,7 @@ class SavedModel:
         fn = Path(fn); fn.mkdir(parents=True, exist_ok=True)
         sd = {k: v.detach().cpu().contiguous().clone() for k, v in self.model.state_dict().items()}   # copies: safetensors refuses shared storage
         safetensors.torch.save_file(sd, fn/'model.safetensors.tmp', metadata={'format': 'pt', 'producer': 'segdist_nb'})
-        (fn/'config.json.tmp').write_text(json.dumps(self.cfg, indent=1))
+        (fn/'config.json.tmp').write_text(json.dumps(self.cfg, indent=1, default=lambda o: o.tolist() if hasattr(o, 'tolist') else str(o)))   # numpy values
         for f in ('model.safetensors', 'config.json'): os.replace(fn/f'{f}.tmp', fn/f)
         return fn
     @classmethod
