@@ -20,7 +20,7 @@ from .compiled import compile_option
 from .weights import read_learner
 from .decoders import decoders, check_decoder, model_name
 from .encoders import timm_name
-from .engine import model_size
+from .engine import model_size, inference_model
 from .split import bench_split
 from .launch import run_launch
 from .measure import *
@@ -255,7 +255,7 @@ def bench_parser():
                        'ONNX fp32 and int8); with --gpus 1 on the GPU, in bf16')
     common(s, 'speed'); model(s)
     s.add_argument('--gpus', type=int, choices=[1], help='1: measure the first GPU (no onnxruntime rows)')
-    s.add_argument('--model', help="a run's model.pkl (its weights and size) instead of an untrained --decoder on --arch")
+    s.add_argument('--model', help="a run's folder (its model folder) (its weights and size) instead of an untrained --decoder on --arch")
     s.add_argument('--threads', type=int, default=1, help='torch and onnxruntime threads (default 1)')
     compile_option(s, 'the model of the compiled rows (without it, there are none)')
     s.add_argument('--calib', type=int, default=32, help='int8 calibration images (0: leave int8 out)')
@@ -324,7 +324,7 @@ if __name__ == '__main__' and '__file__' in globals(): segdist_bench()  # not wh
 def bench_speed(arch:str='resnet34', # Encoder of an untrained model, when no `model` is given
                 *, # the rest by name
                 sz:int=64, bs:int=8, # Size (a trained model's own, when given) and batch
-                model:str|None=None, # A run's model.pkl: its weights and training size
+                model:str|None=None, # A run's folder or model folder: its weights and training size
                 data:str|None=None, # Data set for the batch and int8's calibration; default: a synthetic one in `out`
                 out:str|None=None, # Folder for speed.json; default runs/speed-<time>
                 threads:int=1, # torch and onnxruntime threads
@@ -340,9 +340,9 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained model, when no `m
     out = Path(out or f"runs/speed-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
     data = Path(data) if data else synthetic_once(out/'synth', n=48, size=max(96, sz))
     if model:
-        learn = read_learner(model, cpu=True)
-        norm = batch_part(learn.dls, Normalize)
-        stats, sz, name = (norm.mean.flatten().cpu(), norm.std.flatten().cpu()), model_size(learn)[0], model_name(getattr(learn, 'decoder', 'fastai'), learn.arch_name)
+        learn = inference_model(model, cpu=True, engine='torch')   # a run's folder or its model folder: no pickle
+        c = learn.saved.cfg
+        stats, sz, name = (learn.mean.flatten().cpu(), learn.std.flatten().cpu()), learn.sz[0], model_name(c['decoder'], c['arch'])
     else:
         learn = seg_learner(seg_dls(data, sz=sz, bs=bs, num_workers=0, check=False), arch, weights=None, precision='fp32', decoder=decoder)
         stats, name = imagenet_stats, model_name(decoder, arch)

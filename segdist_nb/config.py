@@ -36,6 +36,7 @@ default_config = dict(
     decoder='unet',         # an SMP architecture (unet, fpn, deeplabv3plus, segformer, ...) or fastai (the seed's self-attention DynamicUnet)
     aug=None,               # augmentation preset: seed (any orientation: tiles), scene (a fixed up), none; default the data set's aug:, else seed
     pretrained=True,        # True/imagenet (the encoder's ImageNet weights, fetched and cached), false, a weights file, a timm tag, or an earlier run (chapter 02f)
+    trust_pickle=False,     # open a model.pkl named by pretrained: a pickle runs any code it holds (chapter 02ef)
     void=None,              # void class, index or name; default: the data set's (void: in data.yaml)
     weights=None,           # class weights: a list, 'median_freq' or None
     ignore_void=False,      # also leave void pixels out of the loss

@@ -18,18 +18,12 @@ from .plots import image_view
 from .read import size_hw
 from .augment import ScaleBands, batch_part
 from .compiled import compile_unet
-from .weights import read_learner
+from .weights import read_learner, find_weights, fetch_weights
+from .modelfile import run_model, check_model, model_size, model_imagery, SavedModel
 
 # %% auto #0
-__all__ = ['engines', 'model_size', 'ImageReader', 'model_imagery', 'LearnerModel', 'NormalizedModel', 'BinPool', 'bin_pools',
-           'onnx_proto', 'OnnxModel', 'inference_model']
-
-# %% ../nbs/05a_engine.ipynb #4ea9d94d
-def model_size(learn:Learner)->tuple:
-    "The size (height, width) the learner's batch transforms resize to: its last training size"
-    sz = first(t.size for t in learn.dls.after_batch.fs if getattr(t, 'size', None) is not None)
-    if sz is None: raise ValueError('the learner has no resizing batch transform: pass the size with --sz')
-    return size_hw(sz)
+__all__ = ['engines', 'ImageReader', 'LearnerModel', 'NormalizedModel', 'BinPool', 'bin_pools', 'onnx_proto', 'OnnxModel',
+           'inference_model']
 
 # %% ../nbs/05a_engine.ipynb #843c2b8a
 class ImageReader:
@@ -52,43 +46,33 @@ class ImageReader:
         "What `__call__` returned for the model, as a (C, H, W) float tensor in 0..1"
         return image2tensor(x).float().div(255) if isinstance(x, Image.Image) else x
 
-# %% ../nbs/05a_engine.ipynb #8488dd56
-def model_imagery(learn:Learner)->Imagery:
-    "What `learn` trained on: its `TrainingRecord`'s `Imagery`, or for a learner from before the record, what its batch transforms tell (pictures, or the bands it scales)"
-    rec = getattr(learn, 'trained_on', None)
-    if rec is not None and rec.imagery: return Imagery.from_dict(rec.imagery)
-    sc = batch_part(learn.dls, ScaleBands)
-    return Imagery('uint8', None) if sc is None else Imagery(None, None if sc.bands else len(sc.lo), sc.bands)
-
 # %% ../nbs/05a_engine.ipynb #70278580
 class LearnerModel:
-    "A fastai learner (`model.pkl`) as a function from images in 0..1 to class probabilities, with its normalisation and precision"
+    "A trained model (a run's model folder, or a fastai learner) as a function from images in 0..1 to class probabilities, with its normalisation and precision"
     engine = 'torch'
-    def __init__(self, learn:Learner, # An exported (or any) segmentation learner
+    def __init__(self, learn:Learner|SavedModel, # A model folder read (`SavedModel.read`), or a segmentation learner
                  cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
                  channels_last:bool=True, # Run the model in channels-last memory format
                  compile:bool|str=False, # Compile the model (`compile_unet`): True (inductor) or a backend of `compile_backends`; the first batch of each shape compiles
                  bf16:bool=False, # bf16 autocast on any device, whatever precision the learner trained in
                 ):
         self.device = torch.device('cpu' if ifnone(cpu, not torch.cuda.is_available()) else default_device())
-        self.learn, self.model = learn, learn.model.to(self.device).eval()
+        self.saved = sm = learn if isinstance(learn, SavedModel) else SavedModel.of(learn)   # what the model folder holds: one reading of either
+        self.learn, self.model, c = learn, sm.model.to(self.device).eval(), sm.cfg
         if channels_last: self.model.to(memory_format=torch.channels_last)
         if compile: compile_unet(self.model, 'inductor' if compile is True else compile)
-        norm = batch_part(learn.dls, Normalize)
         self.mean, self.std = [torch.as_tensor(o).float().reshape(1, -1, 1, 1).to(self.device)
-                               for o in ((norm.mean, norm.std) if norm is not None else (0., 1.))]
-        n = get_c(learn.dls) or len(learn.codes)
-        self.codes, self.void, self.sz = getattr(learn, 'codes', None) or [str(i) for i in range(n)], getattr(learn, 'void', None), model_size(learn)
-        self.imagery = model_imagery(learn)   # what it trained on (`check_inputs`)
-        self.reader = ImageReader(batch_part(learn.dls, ScaleBands), self.imagery.nodata)
-        prec = getattr(learn, 'precision', 'fp32')
+                               for o in ((c['mean'], c['std']) if c.get('mean') is not None else (0., 1.))]
+        self.codes, self.void, self.sz, self.palette = list(c['classes']), c.get('void'), size_hw(c['sz']), c.get('palette')
+        self.imagery = Imagery.from_dict(c['imagery'])   # what it trained on (`check_inputs`)
+        self.reader = ImageReader(ScaleBands(**c['scale']) if c.get('scale') else None, self.imagery.nodata)
+        prec = c.get('precision', 'fp32')
         self.amp, self.dtype = bf16 or (self.device.type == 'cuda' and prec in ('fp16', 'bf16')), torch.bfloat16 if bf16 or prec == 'bf16' else torch.float16
         if bf16: self.engine = 'torch bf16'
     @property
     def digests(self)->set|None:
         "The `image_digest`s of its training images (its `TrainingRecord`), None when it records none"
-        rec = getattr(self.learn, 'trained_on', None)
-        return None if rec is None else rec.digests
+        return self.saved.digests
     def probs(self, x:Tensor)->Tensor:
         "Class probabilities (N, C, H, W) of images `x` (N, bands, H, W) in 0..1"
         with torch.no_grad(), torch.autocast(self.device.type, dtype=self.dtype, enabled=self.amp):
@@ -156,6 +140,7 @@ def onnx_proto(m:LearnerModel, # A learner's model
     g = onnx.load_from_string(buf.getvalue())
     meta = dict(codes=json.dumps(list(m.codes)), void=json.dumps(m.void), sz=json.dumps([h, w]), multiple='32', **({'fixed': json.dumps([h, w])} if fixed else {}),
                 imagery=json.dumps(m.imagery.to_dict()), **({} if m.digests is None else dict(trained_on=json.dumps(sorted(m.digests)))),
+                **({} if getattr(m, 'palette', None) is None else dict(palette=json.dumps(m.palette))),
                 input=(f'image: float32 (N, {r.n_in}, H, W), ' + ('RGB, values 0..1' if r.scale is None else 'bands scaled to 0..1 by scale (lo and hi per band, clipped)')
                        + ' (the normalisation is in the graph); H and W multiples of 32'),
                 **({} if r.scale is None else dict(scale=json.dumps(dict(lo=r.scale.lo, hi=r.scale.hi, bands=r.scale.bands)))),
@@ -191,6 +176,7 @@ class OnnxModel:
         sc = ScaleBands(**json.loads(meta['scale'])) if 'scale' in meta else None
         self.imagery = Imagery.from_dict(json.loads(meta['imagery'])) if 'imagery' in meta else Imagery('uint8', None) if sc is None else Imagery(None, None if sc.bands else len(sc.lo), sc.bands)
         self.digests = set(json.loads(meta['trained_on'])) if 'trained_on' in meta else None
+        self.palette = json.loads(meta['palette']) if 'palette' in meta else None   # the data set's colours
         self.reader = ImageReader(sc, self.imagery.nodata)
         self.engine = 'onnx int8' if 'int8' in meta else "onnx"
     def padded(self, x:Tensor)->Tensor:
@@ -209,23 +195,31 @@ class OnnxModel:
 # %% ../nbs/05a_engine.ipynb #89c3b4e8
 engines = ('auto', 'torch', 'torch-bf16', 'onnx')
 
-def inference_model(model, # `model.pkl`, an exported `.onnx`, a `Learner`, or a model `inference_model` made
+def inference_model(model, # A run's folder, its model folder, an exported `.onnx`, a `model.pkl` (trusted), a `Learner`, or a model `inference_model` made
                cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
                engine:str='auto', # One of `engines`: auto (onnxruntime for a learner on the CPU when installed), torch, torch-bf16 or onnx
                compile:bool|str=False, # Compile the PyTorch model (engine torch or torch-bf16): True (inductor) or a backend
+               trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): a pickle runs any code it holds; refused otherwise, before it is read
               ):
     "A `LearnerModel` or an `OnnxModel`, from what `model` is and the engine"
     if engine not in engines: raise ValueError(f'engine {engine!r}: choose one of {engines} (--engine)')
     if isinstance(model, (LearnerModel, OnnxModel)): return model
-    if not isinstance(model, Learner):
-        model = Path(model)
-        if not model.is_file(): raise FileNotFoundError(f"model {model} does not exist: give a run's model.pkl or an .onnx from segdist-export")
-        if model.suffix.lower() == '.onnx':
-            if engine.startswith('torch') or compile: raise ValueError(f'{model} is an ONNX model: it runs on onnxruntime; give the run\'s model.pkl for --engine {engine} or --compile')
+    if isinstance(model, str) and model.startswith('hf-hub:'):   # a model folder on the Hub: fetched into $HF_HOME once, then from the cache (02f)
+        w = fetch_weights(find_weights(model))
+        if w.source != 'run': raise ValueError(f'{model} holds weights, not a model folder of this library (config.json and model.safetensors): '
+                                               f'push one with segdist-push, or give these weights to --pretrained')
+        model = w.path
+    if not isinstance(model, (Learner, SavedModel)):
+        model = run_model(model)   # a run's folder: its model folder first
+        fmt = 'onnx' if model.suffix.lower() == '.onnx' else check_model(model, trust_pickle, ('folder', 'onnx', 'zip', 'pickle'))   # nothing unpickled (02ef)
+        if fmt == 'onnx':
+            if engine.startswith('torch') or compile: raise ValueError(f'{model} is an ONNX model: it runs on onnxruntime; give the run\'s model for --engine {engine} or --compile')
             return OnnxModel(model, cpu)
-        try: model = read_learner(model, cpu=ifnone(cpu, not torch.cuda.is_available()))
+    if isinstance(model, Path) and fmt == 'folder': model = SavedModel.read(model)
+    elif isinstance(model, Path):
+        try: model = read_learner(model, cpu=ifnone(cpu, not torch.cuda.is_available()), trust_pickle=True)
         except Exception as e: raise ValueError(f"{model} cannot be read as a trained model ({type(e).__name__}: {str(e)[:150]}): give a run's "
-                                                f"model.pkl (written whole at the end of training) or an .onnx from segdist-export") from None
+                                                f"folder or its model folder (RUN/model), or an .onnx from segdist-export") from None
         if not isinstance(model, Learner): raise ValueError(f"{model} holds a {type(model).__name__}, not a fastai learner: give a run's model.pkl")
     if compile and engine == 'onnx': raise ValueError('compile is for the PyTorch engine: pass engine torch (--engine torch) with it, or leave compile out')
     m = LearnerModel(model, cpu, compile=compile, bf16=engine == 'torch-bf16')

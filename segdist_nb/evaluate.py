@@ -21,6 +21,7 @@ from .distributed import setup_rank, print0
 from .engine import inference_model
 from .predict import predict_masks, check_predict_options, check_inputs, engine_options
 from .model import image_digest
+from .modelfile import model_format
 
 # %% auto #0
 __all__ = ['image_confusion', 'image_scores', 'evaluate', 'eval_parser', 'segdist_eval']
@@ -69,6 +70,7 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
              split:str|None=None, # Which split of the description: default `test` if it has one, else every image of every split but those the model trained on
              engine:str='auto', # auto (onnxruntime on the CPU when installed), torch, torch-bf16 or onnx (`inference_model`)
              compile:bool|str=False, # Compile the PyTorch model: True (inductor) or a backend of `compile_backends`
+             trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): a pickle runs any code it holds
             )->dict|None: # eval.json's contents, on rank 0
     "Per-class and per-image metrics of `model` on `data`, at each mask's resolution; this process's share of the images under a launch"
     t0, rank, ws = time.time(), rank_distrib(), max(1, num_distrib())
@@ -90,7 +92,7 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
         ins = {Path(o).absolute() for f in fns for o in (f.parent, Path(gm.label_fn(f)).parent)}
         hit = [d for d in ins if Path(out).absolute().is_relative_to(d)]
         if hit: raise ValueError(f'--out {out} is inside {hit[0]}, which holds images or masks being evaluated: choose a folder outside the data set')
-    m = inference_model(model, cpu, engine, compile)
+    m = inference_model(model, cpu, engine, compile, trust_pickle)
     codes, void = spec.codes, m.void
     if list(codes) != list(m.codes):
         raise DataError([f"the model's classes {list(m.codes)} are not those of the data set {list(codes)}: evaluate on data "
@@ -133,7 +135,8 @@ def _not_trained_on(m, spec, fns:list, split:str|None, use:list, rank:int)->tupl
 def _write_eval(m, data:Path, fns:list, gm, cm:np.ndarray, rows:list, out, how:dict, t0:float, k:int)->dict:
     "per_class.csv, per_image.csv, iou.png, confusion.png, worst.png and eval.json from the summed confusion matrix"
     name = f"eval-{data.name}" + (f"-{how['split']}" if how.get('split') else '')
-    out = Path(ifnone(out, (Path(how['model']).parent if how['model'] != 'Learner' else Path('.'))/name))
+    src = Path(how['model']) if how['model'] != 'Learner' else Path('.')
+    out = Path(ifnone(out, (src if src.is_dir() and model_format(src) is None else src.parent)/name))   # in the run's folder
     mark_output(out, 'segdist-eval')   # never read as images by a later walk (`image_files`)
     st = SegStats(len(m.codes), m.void); st.cm = torch.as_tensor(cm)
     pc = st.per_class(); pc.insert(1, 'name', [m.codes[i] for i in pc.cls])
@@ -178,7 +181,8 @@ def segdist_eval(argv:list|None=None):
     setup_rank()
     if num_distrib() > 1 and not dist.is_initialized(): dist.init_process_group('gloo')   # only to gather the results
     try: res = evaluate(a.model, a.data, a.out, bs=a.bs, tile=a.tile, overlap=a.overlap, tta=a.tta, k=a.k, cpu=True if a.cpu else None,
-                        labels=a.labels, images=a.images, check=not a.no_check, split=a.split, engine=a.engine, compile=a.compile)
+                        labels=a.labels, images=a.images, check=not a.no_check, split=a.split, engine=a.engine, compile=a.compile,
+                        trust_pickle=a.trust_pickle)
     except (ValueError, OSError, ImportError) as e:
         if rank_distrib() == 0: print(f'segdist-eval: error: {e}', file=sys.stderr)
         raise SystemExit(2)

@@ -49,6 +49,7 @@ def export_onnx(model, # A run's `model.pkl`, or a `Learner`
                 tol:float=1e-3, # Largest logit difference allowed
                 int8:bool=False, # Write static int8 instead (`quantize_int8`), calibrated and checked on `data`
                 data:Path|str|None=None, # With `int8`: the data set whose training images calibrate it
+                trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): a pickle runs any code it holds
                 **kwargs, # Passed to `quantize_int8` (n_calib, min_agree, ...)
                )->dict: # What the checks measured
     "Write the model as ONNX (input RGB 0..1 with the normalisation inside, dynamic batch/height/width) with its classes in the metadata"
@@ -58,7 +59,7 @@ def export_onnx(model, # A run's `model.pkl`, or a `Learner`
     if fn.is_dir(): raise ValueError(f'{fn} is a folder: give the .onnx file to write, e.g. {fn/"model.onnx"}')
     if fn.suffix.lower() != '.onnx': raise ValueError(f'{fn}: give the file to write a name ending in .onnx (the file is ONNX, and this keeps a model.pkl from being written over)')
     if not fn.parent.exists() and fn.parent.parent.is_file(): raise ValueError(f'{fn.parent} cannot be created: {fn.parent.parent} is a file')
-    m = inference_model(model, cpu=True, engine='torch')
+    m = inference_model(model, cpu=True, engine='torch', trust_pickle=trust_pickle)
     g = onnx_proto(m, opset)
     fixed = any(p.key == 'fixed' for p in g.metadata_props)   # a graph of the training size only (PSPNet's and UPerNet's pooling)
     sz = tuple(-(-s // 32) * 32 for s in m.sz)   # the graph takes multiples of 32 (`OnnxModel.padded`): checked at the training size rounded up to one
@@ -188,6 +189,8 @@ def export_parser()->argparse.ArgumentParser:
                                 'inside, class names in the metadata) and check it')
     p.add_argument('model', help="a run's model.pkl")
     p.add_argument('out', help='the .onnx file to write')
+    p.add_argument('--trust-pickle', action='store_true', help="open a model.pkl: a pickle runs any code it holds, so only for a file you trust "
+                                                                "(a run's model folder opens without pickle)")
     p.add_argument('--opset', type=int, default=17, help='ONNX opset (default 17)')
     p.add_argument('--no-check', action='store_true', help='skip the comparison with PyTorch')
     p.add_argument('--int8', action='store_true', help="write a static int8 model (QDQ), calibrated on --data's training images, checked on its validation images")
@@ -207,7 +210,7 @@ def segdist_export(argv:list|None=None, # Command-line arguments (default: the p
     model, out, opset, no_check, int8, data, calib = a.model, a.out, a.opset, a.no_check, a.int8, a.data, a.calib
     max_miou_drop, max_class_drop, max_sure_flips, min_agreement = a.max_miou_drop, a.max_class_drop, a.max_sure_flips, a.min_agreement
     lim = dict(max_miou_drop=max_miou_drop, max_class_drop=max_class_drop, max_sure_flips=max_sure_flips, min_agree=min_agreement)
-    try: res = export_onnx(model, out, opset, check=not no_check, int8=int8, data=data, n_calib=calib, **(lim if int8 else {}))
+    try: res = export_onnx(model, out, opset, check=not no_check, int8=int8, data=data, n_calib=calib, trust_pickle=a.trust_pickle, **(lim if int8 else {}))
     except (ValueError, OSError, ImportError) as e: print(f'segdist-export: error: {e}', file=sys.stderr); raise SystemExit(2)
     if 'max_abs_diff' in res: print(f"checked with onnxruntime: largest |ONNX - PyTorch| logit {res['max_abs_diff']:.2e}, argmax agreement "
                                     f"{res['argmax_agreement']:.4%} of pixels, at sizes {res['sizes']}")

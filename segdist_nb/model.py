@@ -185,14 +185,14 @@ def check_pretrained(w:Weights|None, # Fetched weights (`fetch_weights`), or Non
     "Refuse weights that do not fit the model, naming the keys (or the earlier run's model), before a run starts: only the encoder is built"
     if w is None: return
     decoder, tn = check_decoder(decoder), timm_name(arch)
-    if w.source == 'run': check_run(read_run(w.path), arch, decoder)
+    if w.source == 'run': check_run(read_run(w.path, w.trust), arch, decoder)
     elif decoder != 'fastai': smp_model(decoder, arch, n_out, n_in, w.path)
     elif tn is not None: timm_body(tn, w.path, n_in)
     else: body_weights(arch if callable(arch) else getattr(torchvision.models, arch), w.path)
 
 def _fine_tune(learn:Learner, dls:DataLoaders, w:Weights, codes:list, arch, decoder:str):
     "Fill `learn`'s model from the earlier run `w` (chapter 02f's `load_run`), normalise as it did, freeze the encoder"
-    run = read_run(w.path)
+    run = read_run(w.path, w.trust)
     load_run(learn.model, run, codes, arch, decoder)
     if run.stats is not None and _pictures(dls): _encoder_norm(dls, run.stats, str(w.path))   # its pictures' statistics
     learn.freeze()
@@ -349,6 +349,7 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
                 opt_func:Callable=seg_opt, # The optimizer (default: torch's AdamW, above)
                 channels_last:bool=True, # Model and batches in channels-last memory format (faster on CPUs and GPUs; `02d_compiled`)
                 compile:bool|str=False, # Compile the U-Net for each fit: True (inductor) or a backend of `compile_backends`
+                trust_pickle:bool=False, # Open an earlier run's model.pkl named by `pretrained` (`--trust-pickle`): it runs any code it holds
                 **kwargs, # Passed to `unet_learner` (decoder 'fastai') or `Learner`
                )->Learner:
     "A U-Net or another SMP architecture on a torchvision or timm encoder, with weighted cross-entropy or another loss, exact metrics, the precision for the device"
@@ -357,7 +358,7 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
     w = class_weights(dls, weights, void)
     wt = tensor(w).float() if w is not None else None
     lf = seg_loss(loss, n, wt, void, ignore_void, loss_weights)   # `ignore:` pixels (255) count in no loss
-    pw = fetch_weights(find_weights(pretrained, arch, decoder))   # chapter 02f: None to train from scratch
+    pw = fetch_weights(find_weights(pretrained, arch, decoder, trust_pickle))   # chapter 02f: None to train from scratch
     fn, tn, ws = (pw.path if pw is not None and pw.source != 'run' else None), timm_name(arch), pw.stats if pw is not None else None
     kw = dict(loss_func=lf, metrics=ifnone(metrics, seg_metrics(n, void)), wd=wd, opt_func=opt_func, **kwargs)
     if decoder != 'fastai': learn = _smp_learner(dls, decoder, arch, n, fn, ws, **kw)

@@ -92,7 +92,7 @@ def train_nb(cfg:dict|str|Path|None=None, # A config (see `default_config`), or 
     cfg = check_config(dict(cfg if isinstance(cfg, dict) else load_config(cfg), **kw))
     out = Path(ifnone(out, Path('runs')/run_name())).absolute()   # train.py's default name (one process here)
     launch_nb(_train_proc, cfg, out, resume, restart, cpus=cpus, gpus=gpus, threads=threads, timeout=timeout)
-    learn = read_learner(out/'model.pkl', cpu=cpus is not None or not torch.cuda.is_available())
+    learn = read_learner(out/'model.pkl', cpu=cpus is not None or not torch.cuda.is_available(), trust_pickle=True)   # the run just written
     learn.dls = stage_dls(dict(cfg, num_workers=0 if cfg['num_workers'] is None else cfg['num_workers']), cfg['stages'][-1],
                           run_data(cfg)).to(learn.dls.device)
     learn.run_dir = out

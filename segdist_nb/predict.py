@@ -20,10 +20,10 @@ from .engine import *
 from .compiled import compile_option
 
 # %% auto #0
-__all__ = ['blends', 'whole_max_px', 'palette_png', 'overlay', 'tile_starts', 'tile_weights', 'predict_tiled', 'image_batch',
-           'open_image', 'predict_masks', 'check_input', 'check_inputs', 'check_whole', 'check_predict_options',
-           'geo_tiff', 'write_geotiff', 'output_plan', 'predict_folder', 'engine_options', 'predict_parser',
-           'segdist_predict']
+__all__ = ['blends', 'whole_max_px', 'palette_png', 'overlay', 'background_class', 'tile_starts', 'tile_weights', 'predict_tiled',
+           'image_batch', 'open_image', 'predict_masks', 'check_input', 'check_inputs', 'check_whole',
+           'check_predict_options', 'geo_tiff', 'write_geotiff', 'output_plan', 'model_palette', 'predict_folder',
+           'engine_options', 'predict_parser', 'segdist_predict']
 
 # %% ../nbs/05b_predict.ipynb #b4cac954
 def palette_png(mask:np.ndarray, # (H, W) class indices
@@ -39,10 +39,16 @@ def overlay(img:Image.Image, # The image
             mask:np.ndarray, # Its (H, W) class indices
             palette:np.ndarray, # (n, 3) uint8
             alpha:float=0.5, # Weight of the mask's colours
+            skip:int|None=None, # A class left untinted (the background), or None
            )->Image.Image:
-    "The image with the mask's colours blended on top"
-    col = palette[mask]
-    return Image.fromarray((np.asarray(img.convert('RGB')) * (1 - alpha) + col * alpha).astype(np.uint8))
+    "The image with the mask's colours blended on top, but for the class `skip`"
+    a, col = np.asarray(img.convert('RGB')).astype(np.float32), palette[mask]
+    w = np.where(mask == skip, 0., alpha)[..., None] if skip is not None else alpha
+    return Image.fromarray((a * (1 - w) + col * w).astype(np.uint8))
+
+def background_class(codes:list)->int|None:
+    "The index of the class named background (`background`, `bg`, `_background_`, any case), or None"
+    return first(i for i, c in enumerate(codes) if str(c).lower() in ('background', 'bg', '_background_'))
 
 # %% ../nbs/05b_predict.ipynb #7f07ac7a
 def tile_starts(n:int, tile:int, stride:int)->list:
@@ -308,6 +314,12 @@ def output_plan(images:Path|str, # Folder of images (searched recursively) or on
                           f"which needs rasterio: pip install 'segdist_nb[geo]'")
     return plan, note
 
+# %% ../nbs/05b_predict.ipynb #8e1a171d
+def model_palette(m)->np.ndarray:
+    "(n, 3) uint8 colours of `m`'s classes: its data set's palette (`config.json`, the ONNX metadata), else `seg_palette`"
+    pal = getattr(m, 'palette', None)
+    return np.asarray(pal, np.uint8).reshape(len(m.codes), 3) if pal is not None else seg_palette(len(m.codes))
+
 # %% ../nbs/05b_predict.ipynb #0cdf55d6
 def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an `.onnx` file, or a `Learner`
                    images:Path|str, # Folder of images (searched recursively) or one image
@@ -325,18 +337,20 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
                    skipped:list|None=None, # Images that cannot be read are noted here as (file, reason) and left out; None: raise
                    verbose:bool=False, # Print the note when `out` is inside `images`
                    written:list|None=None, # The mask files written are appended here as they are (what an interrupt leaves)
+                   trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): a pickle runs any code it holds
+                   tint_background:bool=False, # Overlays tint the background class too (`background_class`)
                   )->list: # The mask files written
     "Predict every image under `images` and write palette PNG masks (GeoTIFFs for GeoTIFFs) to `out`, at the images' relative paths; never over an input"
     check_predict_options(bs, tile, overlap, blend)
     plan, note = output_plan(images, out)   # refused before anything is read or written
-    m = inference_model(model, cpu, engine, compile)
+    m = inference_model(model, cpu, engine, compile, trust_pickle)
     sk = [] if skipped is not None else None
     check_inputs(m, list(plan), sk)   # images unlike the training images are refused before anything is written (or, among others, skipped)
     if sk: skipped += sk; plan = {k: v for k, v in plan.items() if k not in {f for f, _ in sk}}
     check_whole(list(plan), tile)   # images too large to predict whole: refused, naming --tile
     out = Path(out)
     if note and verbose: print(note)
-    pal = seg_palette(len(m.codes))
+    pal = model_palette(m)   # the data set's own colours where it has them (`config.json`)
     mark_output(out, 'segdist-predict')   # never read as images by a later walk (`image_files`)
     (out/'palette.json').write_text(json.dumps({c: pal[i].tolist() for i, c in enumerate(m.codes)}, indent=1))
     written = ifnone(written, [])
@@ -354,7 +368,7 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
             written.append(dst)
             if overlay_:
                 o = out/'overlay'/dst.relative_to(out.absolute()).with_suffix('.jpg')
-                o.parent.mkdir(parents=True, exist_ok=True); overlay(img, mask, pal).save(o, quality=90)
+                o.parent.mkdir(parents=True, exist_ok=True); overlay(img, mask, pal, skip=None if tint_background else background_class(m.codes)).save(o, quality=90)
     return written
 
 # %% ../nbs/05b_predict.ipynb #89490e88
@@ -368,6 +382,8 @@ def engine_options(p:argparse.ArgumentParser, # A command's parser
     p.add_argument('--cpu', action='store_true', help='use the CPU even when there is a GPU')
     p.add_argument('--engine', default='auto', choices=engines, help='auto: onnxruntime on the CPU when installed (faster), else PyTorch; torch; '
                    'torch-bf16 (bf16 autocast: about twice as fast on CPUs with AVX512-BF16 or AMX); onnx')
+    p.add_argument('--trust-pickle', action='store_true', help="open a model.pkl: a pickle runs any code it holds, so only for a file you trust "
+                                                                "(a run's model folder opens without pickle)")
     return compile_option(p, 'the PyTorch model (with --engine torch or torch-bf16)')
 
 # %% ../nbs/05b_predict.ipynb #25d4e113
@@ -379,6 +395,7 @@ def predict_parser()->argparse.ArgumentParser:
     p.add_argument('images', help='folder of images, or one image')
     p.add_argument('out', help='folder for the masks')
     p.add_argument('--overlay', action='store_true', help='also write image+mask overlays to OUT/overlay')
+    p.add_argument('--overlay-background', action='store_true', help='overlays tint the background class too (left untinted by default)')
     p.add_argument('--sz', type=int, help='model input size for whole images (default: its last training size)')
     p.add_argument('--blend', default='gaussian', choices=blends, help="how overlapping tiles are weighted, with "
                    "--tile: gaussian (nnU-Net's, sigma 1/8 of the tile; the default), ramp (linear), sine, or none "
@@ -392,11 +409,13 @@ def segdist_predict(argv:list|None=None, # Command-line arguments (default: the 
     a = predict_parser().parse_args(argv)
     model, images, out, bs, overlay, tta, sz, tile, overlap, cpu, engine, compile = (a.model, a.images, a.out, a.bs, a.overlay, a.tta, a.sz, a.tile,
                                                                                   a.overlap, a.cpu, a.engine, a.compile)
+    trust_pickle, tint = a.trust_pickle, a.overlay_background
     from segdist_nb.distributed import log_progress
     log_progress()
     skipped, done = [], []
     try: fns = predict_folder(model, images, out, bs=bs, overlay_=overlay, tta=tta, sz=sz, cpu=True if cpu else None, tile=tile, overlap=overlap,
-                             blend=a.blend, engine=engine, compile=compile, skipped=skipped, verbose=True, written=done)
+                             blend=a.blend, engine=engine, compile=compile, skipped=skipped, verbose=True, written=done,
+                             trust_pickle=trust_pickle, tint_background=tint)
     except (ValueError, OSError, ImportError) as e: print(f'segdist-predict: error: {e}', file=sys.stderr); raise SystemExit(2)
     except KeyboardInterrupt:
         print(f'segdist-predict: interrupted: {len(done)} mask(s) written to {out}' + (f' (the last {done[-1]})' if done else '') +

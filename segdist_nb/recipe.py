@@ -34,6 +34,7 @@ from .launch import sigterm_interrupts
 from .runfolder import *
 from .track import track_run
 from .config import *
+from .modelfile import SavedModel
 
 # %% auto #0
 __all__ = ['stage_dls', 'run_data', 'one_size', 'RunError', 'data_changes', 'plan_run', 'run_stage', 'final_metrics', 'stopped',
@@ -134,7 +135,7 @@ def plan_run(cfg:dict, # A config (see `default_config`)
     for st in cfg['stages']:   # every rank a whole batch, at every stage (chapter 04_distributed)
         try: check_shards(len(splits[0]), st['bs'], ws, drop_last=True)
         except ValueError as e: raise ValueError(f"stage {st['name']}: {e}") from None
-    pw = fetch_weights(find_weights(cfg['pretrained'], arch, cfg['decoder']))   # after the cheap checks: fetched now, by each node's first process (chapter 02f)
+    pw = fetch_weights(find_weights(cfg['pretrained'], arch, cfg['decoder'], cfg['trust_pickle']))   # after the cheap checks: fetched now, by each node's first process (chapter 02f)
     check_pretrained(pw, arch, cfg['decoder'], len(codes), spec.imagery.n_in)   # weights that do not fit are refused now
     ck, meta, ck_fn = None, dict(arch=cfg['arch'], decoder=cfg['decoder'], n_classes=len(codes), weights=weights_record(pw, codes)), out/'ckpt'/'last.pth'
     if resume or restarted:
@@ -150,7 +151,7 @@ def plan_run(cfg:dict, # A config (see `default_config`)
                 raise ValueError(f"{ck_fn} is from stage {m['stage']}, but this config has {len(cfg['stages'])} stages: resume with the same stages")
             if diffs := data_changes(out, spec):
                 raise ValueError(f"--resume: the run in {out} trained on other data than this run's: " + '; '.join(diffs) + '. Resume with the data set '
-                                 f"it started with, or start a new --out (to train on this data from that run's weights: --pretrained {out/'model.pkl'})")
+                                 f"it started with, or start a new --out (to train on this data from that run's weights: --pretrained {out})")
         elif ck_fn.exists() or prev_path(ck_fn).exists():
             raise ValueError(f'{why}, and no readable checkpoint of an earlier epoch is kept: start the run again in this folder with --restart, '
                              f'or choose another --out')
@@ -177,7 +178,7 @@ def plan_run(cfg:dict, # A config (see `default_config`)
 # %% ../nbs/04e_recipe.ipynb #0451cfb1
 def _learner(cfg, st, data, out, arch, void, weights, cache=None):
     dls = stage_dls(cfg, st, data, cache)
-    learn = seg_learner(dls, arch, void=void, weights=weights, ignore_void=cfg['ignore_void'], pretrained=cfg['pretrained'],
+    learn = seg_learner(dls, arch, void=void, weights=weights, ignore_void=cfg['ignore_void'], pretrained=cfg['pretrained'], trust_pickle=cfg['trust_pickle'],
                         loss=cfg['loss'], loss_weights=cfg['loss_weights'], decoder=cfg['decoder'],
                         precision=cfg['precision'], channels_last=cfg['channels_last'], compile=cfg['compile'], wd=st.get('wd', 1e-2), path=out, model_dir='models')
     if st.get('freeze', False) and not no_weights(cfg['pretrained']): learn.freeze()
@@ -348,6 +349,7 @@ def _stages(cfg, out, p, weights, cbs, tm, rank):
         (out/'final.json').write_text(json.dumps(final, indent=1))
         save_plots(learn, out); tm('plots')
         learn.export((out/'model.pkl.tmp').absolute()); os.replace(out/'model.pkl.tmp', out/'model.pkl')
+        SavedModel.of(learn).save(out/'model')   # the model folder: opens without pickle (chapter 02ef)
         tidy_run(out, cfg['keep']); tm('export')
         (out/'timing.json').write_text(json.dumps(tm.parts, indent=1))
     return learn, final

@@ -73,8 +73,9 @@ class RunTimer:
 
 # %% ../nbs/04c_runfolder.ipynb #84a62665
 run_top = ('config.json', 'metrics.csv', 'metrics.csv.tmp', 'final.json', 'timing.json', 'model.pkl', 'model.pkl.tmp',
-           'loss.png', 'iou.png', 'results.png', 'confusion.png')   # the files a run writes at the top of its folder
-run_dirs = ('models', 'ckpt', 'ranks', 'tb')   # the folders it writes into
+           'loss.png', 'iou.png', 'results.png', 'confusion.png',
+           'model/config.json', 'model/model.safetensors', 'model/*.tmp')   # the files a run writes at the top of its folder
+run_dirs = ('models', 'ckpt', 'ranks', 'tb', 'model')   # the folders it writes into (the model folder: chapter 02ef)
 
 def run_patterns(stages:list, # The run's stages (their `name`s)
                  ws:int=1, # Its processes: each writes `ranks/rank{r}.json`

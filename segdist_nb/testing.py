@@ -170,7 +170,7 @@ def broken(good, # A data set
 
 
 class FakeHub(http.server.ThreadingHTTPServer):
-    "torch.hub files at /NAME and a Hugging Face Hub endpoint (HF_ENDPOINT) at /REPO/resolve/REV/FILE, on 127.0.0.1; `log` holds (method, path) of each request"
+    "torch.hub files at /NAME and a Hugging Face Hub endpoint (HF_ENDPOINT) at /REPO/resolve/REV/FILE, its repository API (`snapshot_download`) and uploads (`HfApi.create_repo`, `upload_folder`: files sent whole), on 127.0.0.1; `log` holds (method, path) of each request"
     def __init__(self, files:dict|None=None, # NAME -> bytes, for torch.hub
                  repos:dict|None=None, # REPO -> {FILE: bytes}, for the Hub
                 ):
@@ -179,28 +179,58 @@ class FakeHub(http.server.ThreadingHTTPServer):
         threading.Thread(target=self.serve_forever, daemon=True).start()
     @property
     def url(self)->str: return f'http://127.0.0.1:{self.server_address[1]}'
+    def commit(self, repo:str)->str: return hashlib.sha1(repr(sorted((k, hashlib.sha1(v).hexdigest()) for k, v in self.repos.get(repo, {}).items())).encode()).hexdigest()
     def stop(self): self.shutdown(); self.server_close()
 
 class _FakeHubHandler(http.server.BaseHTTPRequestHandler):
-    "The headers `hf_hub_download` reads: X-Repo-Commit, ETag, Content-Length; X-Error-Code for a missing file or repository"
+    "The headers `hf_hub_download` reads: X-Repo-Commit, ETag, Content-Length; X-Error-Code for a missing file or repository; the JSON of the Hub's API"
     def log_message(self, *args): pass
+    def send(self, code:int, data:bytes|None, hdr:dict, body:bool=True):
+        self.send_response(code)
+        for k, v in {**hdr, 'Content-Length': str(len(data or b''))}.items(): self.send_header(k, v)
+        self.end_headers()
+        if body and data: self.wfile.write(data)
+    def api(self, method:str):
+        "GET /api/models/REPO/revision/REV and .../tree/REV (`snapshot_download`); POST /api/repos/create, /api/validate-yaml, /api/models/REPO/preupload/REV and .../commit/REV"
+        import json, base64, urllib.parse
+        path, hub = urllib.parse.unquote(self.path.split('?')[0])[len('/api/'):], self.server
+        body = self.rfile.read(int(self.headers.get('Content-Length') or 0)) if method == 'POST' else b''
+        js = lambda o, code=200: self.send(code, json.dumps(o).encode(), {'Content-Type': 'application/json'})
+        if path == 'validate-yaml': return js({})   # a README.md's metadata: accepted
+        if path == 'repos/create':
+            d = json.loads(body); repo = '/'.join(o for o in (d.get('organization'), d['name']) if o)
+            hub.repos.setdefault(repo, {}); return js(dict(url=f'{hub.url}/{repo}', name=repo))
+        repo, _, rest = path[len('models/'):].rpartition('/revision/') if '/revision/' in path else (None, None, None)
+        if repo is not None:
+            if repo not in hub.repos: return self.send(404, b'', {'X-Error-Code': 'RepoNotFound'})
+            return js(dict(id=repo, sha=hub.commit(repo), siblings=[dict(rfilename=f) for f in sorted(hub.repos[repo])]))
+        m = re.fullmatch(r'models/(.+)/tree/[^/]+', path)   # `list_repo_tree`
+        if m is not None and m.group(1) in hub.repos:
+            return js([dict(type='file', path=f, size=len(b), oid=hashlib.sha1(b).hexdigest()) for f, b in sorted(hub.repos[m.group(1)].items())])
+        m = re.fullmatch(r'models/(.+)/(preupload|commit)/[^/]+', path)
+        if m is None or m.group(1) not in hub.repos: return self.send(404, b'', {'X-Error-Code': 'RepoNotFound'})
+        repo = m.group(1)
+        if m.group(2) == 'preupload': return js(dict(files=[dict(path=f['path'], uploadMode='regular', shouldIgnore=False) for f in json.loads(body)['files']]))
+        for line in body.decode().splitlines():   # NDJSON: a header, then each file whole (base64)
+            o = json.loads(line)
+            if o['key'] == 'file': hub.repos[repo][o['value']['path']] = base64.b64decode(o['value']['content'])
+        js(dict(commitUrl=f'{hub.url}/{repo}/commit/{hub.commit(repo)}', commitOid=hub.commit(repo)))
     def reply(self, body:bool):
         self.server.log.append((self.command, self.path))
+        if self.path.startswith('/api/'): return self.api(self.command)
         repo, sep, rest = self.path.lstrip('/').partition('/resolve/')
         hdr = {}
         if sep:
             rev, _, fn = rest.partition('/')
             data = self.server.repos.get(repo, {}).get(fn)
-            hdr['X-Repo-Commit'] = rev if re.fullmatch('[0-9a-f]{40}', rev) else 'c0ffee' * 6 + 'c0ff'
+            hdr['X-Repo-Commit'] = rev if re.fullmatch('[0-9a-f]{40}', rev) else self.server.commit(repo) if repo in self.server.repos else 'c0ffee' * 6 + 'c0ff'
             if data is None: hdr['X-Error-Code'] = 'EntryNotFound' if repo in self.server.repos else 'RepoNotFound'
         else: data = self.server.files.get(self.path.lstrip('/'))
-        self.send_response(404 if data is None else 200)
         if data is not None: hdr['ETag'] = f'"{hashlib.sha256(data).hexdigest()}"'
-        for k, v in {**hdr, 'Content-Length': str(len(data or b''))}.items(): self.send_header(k, v)
-        self.end_headers()
-        if body and data: self.wfile.write(data)
+        self.send(404 if data is None else 200, data, hdr, body)
     def do_HEAD(self): self.reply(False)
     def do_GET(self): self.reply(True)
+    def do_POST(self): self.server.log.append((self.command, self.path)); self.api('POST')
 
 def sd_bytes(sd:dict, # A state dict
              safe:bool=False, # As a .safetensors file (else torch.save's .pth)

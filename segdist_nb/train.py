@@ -40,6 +40,8 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--aug', choices=list(aug_presets), help="augmentation preset: seed (the seed's: any orientation, for tiles), scene (a fixed up: horizontal flips, scale jitter), none")
     p.add_argument('--pretrained', help="true (the default: the encoder's ImageNet weights, fetched into torch's or the Hugging Face cache, read from it offline), "
                                         "false (from scratch), a weights file, a timm tag (resnet50.a1_in1k) or hf-hub:REPO, or an earlier run's folder or model.pkl (fine-tuning)")
+    p.add_argument('--trust-pickle', action='store_true', help="open a model.pkl named by --pretrained: a pickle runs any code it holds, so only "
+                                                                "for a file you trust (a run's model folder opens without pickle)")
     p.add_argument('--loss', help="ce (the seed's weighted cross-entropy), dice, focal, or a sum such as ce+dice")
     p.add_argument('--loss-weights', help="weights of a sum's terms, comma-separated (e.g. 1,0.5 for ce+dice); default 1 each")
     p.add_argument('--monitor', choices=monitor_choices, help="what picks each stage's best weights and the final model (default valid_loss, the seed's)")
@@ -98,6 +100,7 @@ def config_from_args(argv:list|None=None)->tuple:
         if a.cache is not None: raise ValueError('--cache and --no-cache: choose one')
         cfg['cache'] = False
     if a.no_check: cfg['check'] = False
+    if a.trust_pickle: cfg['trust_pickle'] = True
     if a.sync_bn: cfg['sync_bn'] = True
     if a.no_channels_last: cfg['channels_last'] = False
     if a.compile is not None: cfg['compile'] = a.compile

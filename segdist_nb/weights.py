@@ -22,11 +22,12 @@ from fastai.learner import Learner, load_learner
 from fastai.data.transforms import Normalize
 import segmentation_models_pytorch as smp
 import huggingface_hub
-from huggingface_hub import hf_hub_download
+from huggingface_hub import hf_hub_download, snapshot_download
 from huggingface_hub.errors import EntryNotFoundError, RemoteEntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError
 from .augment import batch_part, ScaleBands
 from .encoders import timm_name, arch_name, adapt_in_chans, check_fit
 from .decoders import check_decoder, smp_encoder, model_name, SegModel
+from .modelfile import model_format, run_model, check_model, SavedModel
 
 # %% auto #0
 __all__ = ['pickle_moves', 'pickle_renames', 'moved_pickle', 'Weights', 'no_weights', 'find_weights', 'local_first', 'cache_path',
@@ -47,6 +48,7 @@ class Weights:
     stats:tuple|None=None # (mean, std) of the images the weights were trained on, where their library says (timm)
     path:Path|None=None # The local file: the one given, or the one fetched into the cache
     sha256:str|None=None # Of the local file, once fetched
+    trust:bool=False # Open it though it is a pickle (`--trust-pickle`): a run's model.pkl
 
 # %% ../nbs/02f_weights.ipynb #8f791ba0
 def no_weights(pretrained)->bool:
@@ -73,6 +75,7 @@ def _timm_weights(name:str, spec:str)->Weights|None:
 def find_weights(pretrained, # True or 'imagenet', False, a file, a URL, a timm tag, 'hf-hub:REPO', or an earlier run's folder or model.pkl
                  arch:str|Callable='resnet34', # The encoder (`--arch`)
                  decoder:str='unet', # The architecture (`--decoder`, default SMP's U-Net as `seg_learner`'s): SMP's own encoders take SMP's weights
+                 trust_pickle:bool=False, # Open a pickle named by `pretrained` (`--trust-pickle`): it runs any code it holds
                 )->Weights|None:
     "The weights `pretrained` names for `arch` under `decoder`, found with no network call; None to train from scratch"
     if isinstance(pretrained, Weights): return pretrained
@@ -86,10 +89,15 @@ def find_weights(pretrained, # True or 'imagenet', False, a file, a URL, a timm 
             return Weights('hf', repo, spec, repo=repo, revision=rev or None, files=_hf_files)
         p = Path(spec).expanduser()
         if p.is_dir():
-            if not (p/'model.pkl').is_file(): raise FileNotFoundError(f"pretrained={spec!r} is a folder without model.pkl: give the folder of a finished run "
-                                                                        f"(train.py --out), its model.pkl, or a weights file (--pretrained, pretrained=)")
-            p = p/'model.pkl'
-        if p.is_file(): return Weights('run' if p.suffix == '.pkl' else 'file', str(p), spec, path=p)
+            p = run_model(p)
+            if p.is_dir() and model_format(p) is None:
+                raise FileNotFoundError(f"pretrained={spec!r} is a folder without a model: give the folder of a finished run "
+                                        f"(train.py --out), its model folder, or a weights file (--pretrained, pretrained=)")
+        if p.exists():   # told from its bytes, refused before anything in it is unpickled (chapter 02ef)
+            run = p.is_dir() or p.suffix == '.pkl'
+            check_model(p, trust_pickle, ('folder', 'zip', 'pickle') if run else ('safetensors', 'zip', 'pickle'),
+                        'an earlier run to fine-tune from' if run else 'pretrained weights (--pretrained)', weights_only=not run)
+            return Weights('run' if run else 'file', str(p), spec, path=p, trust=trust_pickle)
         if '/' in spec or os.sep in spec or spec.lower().endswith(_suffixes):
             raise FileNotFoundError(f"pretrained weights file {spec} does not exist: give the path of a weights file or of an earlier run (its folder "
                                     f"or model.pkl), true for ImageNet weights, or false to train from scratch (--pretrained, pretrained=)")
@@ -137,6 +145,12 @@ def cache_path(w:Weights)->Path:
 # %% ../nbs/02f_weights.ipynb #724b0e5a
 def _offline()->bool: return bool(huggingface_hub.constants.HF_HUB_OFFLINE)   # read when huggingface_hub is imported, as the Hub reads it
 
+def _reachable()->bool:
+    "Whether the Hub's endpoint takes a connection, asked once: unreachable, the Hub's client would try five times before it gives up"
+    u = urlparse(huggingface_hub.constants.ENDPOINT)
+    try: socket.create_connection((u.hostname, u.port or (443 if u.scheme == 'https' else 80)), timeout=10).close(); return True
+    except OSError: return False
+
 def _missing(w:Weights, why:str)->FileNotFoundError:
     "The one message for weights that are not in the cache and were not fetched"
     where = cache_path(w)
@@ -166,19 +180,26 @@ def _torch_hub(w:Weights, progress:bool, first:bool)->Path:
     return fn
 
 def _hub(w:Weights, first:bool)->Path:
-    "The Hub's cached file of `w`, fetched by `hf_hub_download` (on this node's first process; the others read the cache)"
-    remote, err = [], None
+    "The Hub's cached file of `w`, fetched by `hf_hub_download` (on this node's first process; the others read the cache); for `hf-hub:REPO`, the snapshot of its files"
+    remote, err, up = [], None, first and not _offline() and _reachable()   # an unreachable Hub is said once, not tried five times
     for f in w.files:
-        try: p = Path(hf_hub_download(w.repo, f, revision=w.revision, local_files_only=not first)); break
+        try:
+            if w.spec.startswith('hf-hub:'):   # a repository named by the user: a model folder of this library (config.json), or weights
+                p = Path(snapshot_download(w.repo, revision=w.revision, allow_patterns=['config.json', *w.files], local_files_only=not up))
+                p = p if model_format(p) == 'folder' else next((p/o for o in w.files if (p/o).is_file()), None)
+                if p is None: remote = list(w.files); break
+            else: p = Path(hf_hub_download(w.repo, f, revision=w.revision, local_files_only=not up))
+            break
         except RemoteEntryNotFoundError: remote.append(f)   # the repository has no such file: the next name
         except EntryNotFoundError as e: err = e             # not in the cache, and the Hub not asked or not reached
         except (RepositoryNotFoundError, RevisionNotFoundError) as e:
             raise ValueError(f'pretrained weights {w.name}: the Hub at {huggingface_hub.constants.ENDPOINT} has no repository {w.repo}'
                              f"{' at ' + w.revision if w.revision else ''} ({type(e).__name__}): check the name (--pretrained, pretrained=)") from None
-    else:
+    else: p = None
+    if p is None:
         if err is None: raise ValueError(f'pretrained weights {w.name}: the repository holds none of the files {list(w.files)}: name other weights (--pretrained)')
         why = ('HF_HUB_OFFLINE is set, so nothing is fetched' if _offline() else "this node's first process did not leave them there" if not first
-               else f'the Hub at {huggingface_hub.constants.ENDPOINT} could not be reached ({type(err.__cause__ or err).__name__})')
+               else f'the Hub at {huggingface_hub.constants.ENDPOINT} could not be reached (asked once)')
         raise _missing(w, why)
     return p
 
@@ -204,8 +225,10 @@ def fetch_weights(w:Weights|None, # From `find_weights`
         key = (w.source, w.url or w.repo, w.revision, str(cache_path(w)))
         if key not in _fetched: _fetched[key] = local_first(lambda first: _torch_hub(w, progress, first) if w.source == 'torch.hub' else _hub(w, first))
         w.path = _fetched[key]
-    elif not Path(w.path).is_file(): raise FileNotFoundError(f'pretrained weights file {w.path} does not exist: give an existing file, or pretrained=False (--pretrained false)')
-    w.path, w.sha256 = Path(w.path), file_sha256(w.path)
+        if w.path.is_dir(): w.source = 'run'   # a model folder pushed by segdist-push: fine-tuning from it
+    elif not Path(w.path).exists(): raise FileNotFoundError(f'pretrained weights file {w.path} does not exist: give an existing file, or pretrained=False (--pretrained false)')
+    w.path = Path(w.path)
+    w.sha256 = file_sha256(w.path/'model.safetensors' if w.path.is_dir() else w.path)   # a model folder: its tensors
     return w
 
 # %% ../nbs/02f_weights.ipynb #86dc5296
@@ -218,7 +241,7 @@ def weights_record(w:Weights|None, # Fetched weights (`fetch_weights`), or None
     if w.source == 'hf' and w.path is not None and w.path.parent.parent.name == 'snapshots': r['commit'] = w.path.parent.name   # the Hub's cache: snapshots/COMMIT/FILE
     r.update(file=str(w.path), sha256=w.sha256)
     if w.source == 'run':
-        run = read_run(w.path)
+        run = read_run(w.path, w.trust)
         r['run'] = dict(arch=run.arch, decoder=run.decoder, classes=run.codes, weights=run.weights,
                         **({} if codes is None else dict(head='kept' if list(codes) == run.codes else 'new')))
     return r
@@ -247,8 +270,10 @@ moved_pickle = SimpleNamespace(__name__='pickle', Unpickler=MovedUnpickler, load
 # %% ../nbs/02f_weights.ipynb #a1a3127e
 def read_learner(fn:Path|str, # A run's model.pkl, named by the user
                  cpu:bool=True, # Load it onto the CPU
+                 trust_pickle:bool=False, # Open it (`--trust-pickle`): a pickle runs any code it holds; refused otherwise, before it is read
                 )->Learner:
-    "fastai's `load_learner`, without its reminder that a pickle can run code (every caller reads a file the user named), reading what moved (`pickle_moves`)"
+    "fastai's `load_learner` of a pickle the user says they trust (`check_model`, chapter 02ef), reading what moved (`pickle_moves`)"
+    check_model(fn, trust_pickle, ('zip', 'pickle'), 'a fastai learner')
     with warnings.catch_warnings():
         warnings.filterwarnings('ignore', message='load_learner` uses', category=UserWarning)
         return load_learner(fn, cpu=cpu, pickle_module=moved_pickle)
@@ -256,20 +281,28 @@ def read_learner(fn:Path|str, # A run's model.pkl, named by the user
 # %% ../nbs/02f_weights.ipynb #7ae08347
 @functools.lru_cache(maxsize=2)
 def _read_run(fn:str, mtime:int)->AttrDict:
-    learn = read_learner(fn)
+    if Path(fn).is_dir():   # a model folder: no pickle
+        sm = SavedModel.read(fn); c = sm.cfg
+        return AttrDict(fn=Path(fn), sd=sm.model.state_dict(), codes=c['classes'], arch=c['arch'], decoder=c['decoder'], weights=c.get('weights_from'),
+                        stats=(c['mean'], c['std']) if c.get('mean') is not None and c.get('scale') is None else None)
+    try: learn = read_learner(fn, trust_pickle=True)   # trusted by `read_run`'s caller
+    except Exception as e: raise ValueError(f'{fn} cannot be read as an earlier run to fine-tune from ({type(e).__name__}: {str(e)[:150]}): '
+                                            f'give the folder of a finished run, or its model folder (--pretrained, pretrained=)') from None
     if not hasattr(learn, 'codes'): raise ValueError(f'{fn} is not the model.pkl of a run of this library (train.py --out RUN): fine-tuning needs its classes')
     norm = batch_part(learn.dls, Normalize)
     stats = (norm.mean.flatten().tolist(), norm.std.flatten().tolist()) if norm is not None and batch_part(learn.dls, ScaleBands) is None else None
     return AttrDict(fn=Path(fn), sd=learn.model.state_dict(), codes=list(learn.codes), arch=learn.arch_name, decoder=getattr(learn, 'decoder', 'fastai'),
                     stats=stats, weights=getattr(learn, 'weights_from', None))
 
-def read_run(fn:Path|str, # An earlier run's folder, or its model.pkl
+def read_run(fn:Path|str, # An earlier run's folder, its model folder, or its model.pkl (trusted)
+             trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): it runs any code it holds
             )->AttrDict:
     "What fine-tuning takes from an earlier run: its model's state dict (`sd`), classes (`codes`), `arch`, `decoder`, the `stats` its pictures were normalised with, and its own `weights`"
     fn = Path(fn)
-    if fn.is_dir(): fn = fn/'model.pkl'
-    if not fn.is_file(): raise FileNotFoundError(f'{fn} does not exist: give the folder of a finished run, or its model.pkl (--pretrained, pretrained=)')
-    return _read_run(str(fn.resolve()), fn.stat().st_mtime_ns)
+    if not fn.exists(): raise FileNotFoundError(f'{fn} does not exist: give the folder of a finished run, or its model folder (--pretrained, pretrained=)')
+    fn = run_model(fn)   # its model folder first
+    fmt = check_model(fn, trust_pickle, ('folder', 'zip', 'pickle'), 'an earlier run to fine-tune from')
+    return _read_run(str(fn.resolve()), (fn/'model.safetensors' if fmt == 'folder' else fn).stat().st_mtime_ns)
 
 # %% ../nbs/02f_weights.ipynb #42be070f
 def check_run(run:AttrDict, # From `read_run`
