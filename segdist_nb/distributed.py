@@ -223,8 +223,8 @@ def log_progress(lines:bool|None=None, # One line per epoch; default: when stand
 
 # %% ../nbs/04_distributed.ipynb #5869e847
 def _init_group():
-    "Create the process group now where torch elastic may restart the run; after a restart, on a namespace of its own"
-    if num_distrib() <= 1 or dist.is_initialized() or not int(os.environ.get('TORCHELASTIC_MAX_RESTARTS', 0)): return
+    "Create the process group now, with `group_timeout`, before anything else would (the cache, fetched weights); after an elastic restart, on a namespace of its own"
+    if num_distrib() <= 1 or dist.is_initialized(): return
     backend = 'nccl' if torch.cuda.is_available() else 'gloo'
     restart = int(os.environ.get('TORCHELASTIC_RESTART_COUNT', 0))
     if restart == 0 or os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True': return dist.init_process_group(backend, timeout=group_timeout())
