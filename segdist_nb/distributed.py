@@ -222,9 +222,9 @@ def log_progress(lines:bool|None=None, # One line per epoch; default: when stand
     return lines
 
 # %% ../nbs/04_distributed.ipynb #5869e847
-def _init_group():
-    "Create the process group now, with `group_timeout`, before anything else would (the cache, fetched weights); after an elastic restart, on a namespace of its own"
-    if num_distrib() <= 1 or dist.is_initialized(): return
+def _init_group(always:bool=False):
+    "Create the process group now where torch elastic may restart the run, or `always`; after a restart, on a namespace of its own"
+    if num_distrib() <= 1 or dist.is_initialized() or not (always or int(os.environ.get('TORCHELASTIC_MAX_RESTARTS', 0))): return
     backend = 'nccl' if torch.cuda.is_available() else 'gloo'
     restart = int(os.environ.get('TORCHELASTIC_RESTART_COUNT', 0))
     if restart == 0 or os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True': return dist.init_process_group(backend, timeout=group_timeout())
@@ -238,6 +238,7 @@ def setup_rank(seed:int|None=None, # Base random seed; rank r uses `seed + r`
                   threads:int|None=None, # torch threads for this process; default: `OMP_NUM_THREADS` if set
                   quiet:bool=True, # Silence standard output on ranks other than 0 (errors still go to stderr)
                   timeout:float|None=None, # Minutes a collective waits for every rank (`group_timeout`); default 30
+                  group:bool=False, # Create the process group now, with that timeout, before a cache or fetched weights would (train.py does)
                  )->int: # This process's rank
     "Prepare this process for `learn.distrib_ctx()`, on GPUs (nccl) or CPU processes (gloo)"
     rank_device()   # first: under a launcher, the local rank's GPU is the current one before anything touches a GPU (chapter 01c_dls)
@@ -249,7 +250,7 @@ def setup_rank(seed:int|None=None, # Base random seed; rank r uses `seed + r`
     if quiet and rank > 0: sys.stdout = open(os.devnull, 'w')
     log_progress()
     group_timeout(timeout)
-    _init_group()
+    _init_group(group)
     return rank
 
 # %% ../nbs/04_distributed.ipynb #662d2ea5

@@ -268,7 +268,7 @@ def train(cfg:dict, # A config (see `default_config`)
          )->Learner:
     "Run every stage of `cfg` in this process; return the final learner"
     out, tm = Path(out), RunTimer()
-    rank = setup_rank(cfg.get('seed'), timeout=cfg.get('timeout'))
+    rank = setup_rank(cfg.get('seed'), timeout=cfg.get('timeout'), group=True)
     if num_distrib() > 1:   # the run's first line
         print0(f"{num_distrib()} processes ({'nccl' if torch.cuda.is_available() else 'gloo'}); a collective waits "
                f"{group_timeout().total_seconds() / 60:g} min for every rank before the run stops (--timeout)")
