@@ -20,8 +20,8 @@ PROC, OUT, EXEC = ROOT/'_proc', ROOT/'_docs_offline', ROOT/'nbs_exec'
 SITE = 'https://segdist.github.io/segdist_nb/'
 
 def page_name(nb: Path) -> str:
-    "Quarto's page name for a notebook: the number prefix dropped (00_read.ipynb -> read.html)"
-    return re.sub(r'^\d+[a-z]?_', '', nb.stem) + '.html'
+    "Quarto's page name for a notebook, as nbdev makes it: the number prefix dropped (00_read.ipynb -> read.html)"
+    return re.sub(r'^\d+[a-zA-Z0-9]*_', '', nb.stem.lower()) + '.html'   # nbdev's rule (nbdev.config): 02ef_modelfile -> modelfile.html
 
 def _frontmatter(cells):
     "Title and description from the raw frontmatter cell nbdev-proc-nbs writes, and the cells without it"
