@@ -18,9 +18,9 @@ from .augment import batch_part
 from .distributed import print0
 
 # %% auto #0
-__all__ = ['run_top', 'run_dirs', 'RunLog', 'trim_log', 'weights_digest', 'RunTimer', 'run_patterns', 'run_record', 'mark_run',
-           'run_files', 'kept_note', 'clear_run', 'run_has_epochs', 'tidy_run', 'plot_losses', 'plot_results',
-           'save_plots', 'RunTensorBoard']
+__all__ = ['run_top', 'run_dirs', 'run_stores', 'RunLog', 'trim_log', 'weights_digest', 'RunTimer', 'run_patterns', 'run_record',
+           'mark_run', 'run_files', 'kept_note', 'clear_run', 'run_has_epochs', 'tidy_run', 'plot_losses',
+           'plot_results', 'save_plots', 'RunTensorBoard']
 
 # %% ../nbs/04c_runfolder.ipynb #3cb56d29
 class RunLog(Callback):
@@ -76,6 +76,7 @@ run_top = ('config.json', 'metrics.csv', 'metrics.csv.tmp', 'final.json', 'timin
            'loss.png', 'iou.png', 'results.png', 'confusion.png',
            'model/config.json', 'model/model.safetensors', 'model/*.tmp')   # the files a run writes at the top of its folder
 run_dirs = ('models', 'ckpt', 'ranks', 'tb', 'model')   # the folders it writes into (the model folder: chapter 02ef)
+run_stores = ('mlruns', 'wandb')   # the trackers' local stores (04ca_track): the run's, and never removed by it
 
 def run_patterns(stages:list, # The run's stages (their `name`s)
                  ws:int=1, # Its processes: each writes `ranks/rank{r}.json`
@@ -133,7 +134,8 @@ def clear_run(out:Path, # A run folder
         for d in (run_dirs if within is None else within):
             if d in rec['dirs'] and (out/d).is_dir() and not any((out/d).iterdir()): (out/d).rmdir()   # else it stays
     kept = sorted(f.relative_to(out) for d in ([out] if within is None else [out/d for d in within])
-                  for f in d.rglob('*') if f.is_file() and f.name != output_marker)
+                  for f in d.rglob('*') if f.is_file() and f.name != output_marker
+                  and f.relative_to(out).parts[0] not in run_stores)   # a tracker's history of the run: not the user's
     if within is None and dirs and not kept:   # nothing left but the marker: it goes, and `out` if the run created it
         (out/output_marker).unlink(missing_ok=True)
         if '.' in rec['dirs'] and out.is_dir() and not any(out.iterdir()): out.rmdir()

@@ -76,6 +76,7 @@ class RunMLflow(Callback):
         self.local = f"file:{(Path(out)/'mlruns').absolute()}"
         self.uri = os.environ.get('MLFLOW_TRACKING_URI') or self.local
         self.params, self.rows, self.run_name, self.step0 = flat_config(cfg), [], Path(out).name, step0
+        self.tag = str(Path(out).absolute())   # the run folder: how a resumed run finds its MLflow run
         self._call(lambda: None)   # opens the run, or falls back to the local store
     @property
     def cb(self): return self
@@ -85,7 +86,14 @@ class RunMLflow(Callback):
         self.client = MlflowClient(self.uri)
         exp = self.client.get_experiment_by_name('segdist')
         eid = exp.experiment_id if exp is not None else self.client.create_experiment('segdist')
-        self.run_id = self.client.create_run(eid, run_name=self.run_name).info.run_id
+        tag = self.tag.replace("'", "\\'")
+        was = self.client.search_runs([eid], f"tags.`segdist.run` = '{tag}'", order_by=['attributes.start_time DESC'],
+                                      max_results=1) if self.step0 else []
+        if was:   # a resumed run goes on in its MLflow run (its params are the same: MLflow keeps them as first logged)
+            self.run_id = was[0].info.run_id; self.client.update_run(self.run_id, 'RUNNING')
+            print0(f'mlflow: run {self.run_id} goes on from epoch {self.step0}', flush=True)
+            return [self._log(row, self.step0 + i) for i, row in enumerate(self.rows)]
+        self.run_id = self.client.create_run(eid, run_name=self.run_name, tags={'segdist.run': self.tag}).info.run_id
         ps = [Param(k, v[:6000]) for k, v in self.params.items()]
         for i in range(0, len(ps), 100): self.client.log_batch(self.run_id, params=ps[i:i + 100])
         for i, row in enumerate(self.rows): self._log(row, self.step0 + i)
@@ -127,7 +135,7 @@ class RunWandb:
     "W&B through fastai's `WandbCallback` (`cb`): config, each batch's loss, each epoch's row; plots, model at the end"
     def __init__(self, cfg:dict, # The run's config
                  out:Path, # The run folder: an offline run goes into `out/wandb`
-                 step0:int=0, # Unused: W&B counts its own steps
+                 step0:int=0, # Epochs logged before (a resumed run): W&B's run in `out/wandb` goes on (it counts its own steps)
                 ):
         import wandb
         from fastai.callback.wandb import WandbCallback
@@ -140,6 +148,10 @@ class RunWandb:
         kw = dict(dir=str(out), project=os.environ.get('WANDB_PROJECT', 'segdist'), name=Path(out).name,
                   config=json.loads(json.dumps(cfg, default=str)),
                   settings=wandb.Settings(silent=True, console='off', init_timeout=30))
+        last = Path(out)/'wandb'/'latest-run'   # W&B's link to the folder of the run's last start: `...-<run id>`
+        if step0 and last.exists():   # a resumed run: the same W&B run
+            kw.update(id=last.resolve().name.rsplit('-', 1)[-1], resume='allow')
+            print0(f"wandb: run {kw['id']} goes on from epoch {step0}", flush=True)
         try: self.run = wandb.init(mode=mode, **kw)
         except Exception as e:
             if mode == 'offline': raise
