@@ -19,7 +19,7 @@ from .metrics import *
 from .plots import *
 from .distributed import setup_rank, print0
 from .engine import inference_model
-from .predict import predict_masks, check_predict_options, check_inputs, engine_options
+from .predict import predict_masks, check_predict_options, check_inputs, engine_options, tile_args
 from .model import image_digest
 from .modelfile import model_format
 
@@ -61,6 +61,7 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
              bs:int=8, # Images (whole) or windows (tiles) per batch
              tile:int|None=None, # Predict by overlapping windows of this side at native resolution
              overlap:float=0.25, # Share of a window that overlaps the next, with `tile`
+             blend:str='gaussian', # Weights of overlapping windows, with `tile`: gaussian, ramp, sine or none (`tile_weights`)
              tta:bool=False, # Average with the flipped image's prediction
              k:int=6, # Worst images drawn in worst.png
              cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
@@ -74,7 +75,7 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
             )->dict|None: # eval.json's contents, on rank 0
     "Per-class and per-image metrics of `model` on `data`, at each mask's resolution; this process's share of the images under a launch"
     t0, rank, ws = time.time(), rank_distrib(), max(1, num_distrib())
-    check_predict_options(bs, tile, overlap)
+    check_predict_options(bs, tile, overlap, blend)
     if torch.cuda.is_available() and not cpu and ws > 1: torch.cuda.set_device(int(os.environ.get('LOCAL_RANK', 0)))
     spec = load_data(data, images, labels)
     split = ifnone(split, 'test' if 'test' in spec.splits else None)
@@ -102,7 +103,8 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
     if check and rank == 0: check_spec(spec, splits=use, unreadable=[])   # files that cannot be read are skipped below, by name
     n = len(codes)
     cm, rows, skipped = np.zeros((n, n), np.int64), [], []
-    for fn, _, pred in predict_masks(m, fns[rank::ws], bs, tta, tile, overlap, progress=rank == 0, skipped=skipped):
+    for fn, _, pred in predict_masks(m, fns[rank::ws], bs, tta, tile, overlap, progress=rank == 0, skipped=skipped,
+                                       blend=blend):
         try: truth = gm(fn)
         except Exception as e: skipped.append((Path(fn), f'its mask cannot be read ({type(e).__name__}: {e})')); continue
         c = image_confusion(pred, truth, n)
@@ -113,7 +115,8 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
     cm, rows, skipped = sum(p[0] for p in parts), [r for p in parts for r in p[1]], [s for p in parts for s in p[2]]
     if not rows: raise DataError([f'no image could be scored: ' + '; '.join(f'{f} ({why})' for f, why in skipped[:3])], str(spec.file or spec.root))
     return _write_eval(m, spec.root, fns, gm, cm, rows, out, dict(model=str(model) if not isinstance(model, Learner) else 'Learner',
-                       data=str(spec.file or spec.root), split=split, scored=list(use), trained_on_left_out=left, processes=ws, engine=m.engine, bs=bs, tile=tile, overlap=overlap if tile else None, tta=tta,
+                       data=str(spec.file or spec.root), split=split, scored=list(use), trained_on_left_out=left, processes=ws, engine=m.engine, bs=bs, tile=tile, overlap=overlap if tile else None,
+                       blend=blend if tile else None, tta=tta,
                        skipped=[dict(file=Path(f).relative_to(spec.root).as_posix() if Path(f).is_relative_to(spec.root) else str(f), reason=why) for f, why in skipped]), t0, k)
 
 def _not_trained_on(m, spec, fns:list, split:str|None, use:list, rank:int)->tuple:
@@ -148,7 +151,8 @@ def _write_eval(m, data:Path, fns:list, gm, cm:np.ndarray, rows:list, out, how:d
     if len(worst):
         wfns = [data/f for f in worst.file]
         trip = [(np.asarray(img), gm(fn), pred)
-                for fn, img, pred in predict_masks(m, wfns, how['bs'], how['tta'], how['tile'], how['overlap'] or 0.25, progress=False)]
+                for fn, img, pred in predict_masks(m, wfns, how['bs'], how['tta'], how['tile'], how['overlap'] or 0.25, progress=False,
+                                                      blend=how.get('blend') or 'gaussian')]
         plot_triplets(trip, m.codes, out/'worst.png', captions=[f'{f}: mIoU {r.miou:.3f}, acc {r.acc:.3f}' for f, r in zip(worst.file, worst.itertuples())])
     res = dict(how, n_images=len(rows), seconds=round(time.time() - t0, 2),
                metrics={k_: seg_metric_fns[k_](st) for k_ in ('acc_all', 'acc_clss', 'miou', 'dice', 'fwiou')})
@@ -180,7 +184,9 @@ def segdist_eval(argv:list|None=None):
     a = eval_parser().parse_args(argv)
     setup_rank()
     if num_distrib() > 1 and not dist.is_initialized(): dist.init_process_group('gloo')   # only to gather the results
-    try: res = evaluate(a.model, a.data, a.out, bs=a.bs, tile=a.tile, overlap=a.overlap, tta=a.tta, k=a.k, cpu=True if a.cpu else None,
+    try:
+        overlap, blend = tile_args(a)
+        res = evaluate(a.model, a.data, a.out, bs=a.bs, tile=a.tile, overlap=overlap, blend=blend, tta=a.tta, k=a.k, cpu=True if a.cpu else None,
                         labels=a.labels, images=a.images, check=not a.no_check, split=a.split, engine=a.engine, compile=a.compile,
                         trust_pickle=a.trust_pickle)
     except (ValueError, OSError, ImportError) as e:

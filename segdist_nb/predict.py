@@ -23,7 +23,7 @@ from .compiled import compile_option
 __all__ = ['blends', 'whole_max_px', 'palette_png', 'overlay', 'background_class', 'tile_starts', 'tile_weights', 'predict_tiled',
            'image_batch', 'open_image', 'predict_masks', 'check_input', 'check_inputs', 'check_whole',
            'check_predict_options', 'geo_tiff', 'write_geotiff', 'output_plan', 'model_palette', 'predict_folder',
-           'engine_options', 'predict_parser', 'segdist_predict']
+           'engine_options', 'tile_args', 'predict_parser', 'segdist_predict']
 
 # %% ../nbs/05b_predict.ipynb #b4cac954
 def palette_png(mask:np.ndarray, # (H, W) class indices
@@ -377,7 +377,9 @@ def engine_options(p:argparse.ArgumentParser, # A command's parser
     "Add the options of how a model predicts, the same in `segdist-predict` and `segdist-eval`: batch, tiles, TTA, device, engine, compilation"
     p.add_argument('--bs', type=int, default=8, help='images (whole) or windows (tiles) per batch (default 8)')
     p.add_argument('--tile', type=int, help='predict by overlapping windows of this side (a multiple of 32) at native resolution')
-    p.add_argument('--overlap', type=float, default=0.25, help='share of a window that overlaps the next, with --tile (default 0.25)')
+    p.add_argument('--overlap', type=float, help='share of a window that overlaps the next, with --tile (default 0.25)')
+    p.add_argument('--blend', choices=blends, help="how overlapping tiles are weighted, with --tile: gaussian (nnU-Net's, "
+                   "sigma 1/8 of the tile; the default), ramp (linear), sine, or none (plain averaging)")
     p.add_argument('--tta', action='store_true', help="average with the horizontally flipped image's prediction")
     p.add_argument('--cpu', action='store_true', help='use the CPU even when there is a GPU')
     p.add_argument('--engine', default='auto', choices=engines, help='auto: onnxruntime on the CPU when installed (faster), else PyTorch; torch; '
@@ -385,6 +387,14 @@ def engine_options(p:argparse.ArgumentParser, # A command's parser
     p.add_argument('--trust-pickle', action='store_true', help="open a model.pkl: a pickle runs any code it holds, so only for a file you trust "
                                                                 "(a run's model folder opens without pickle)")
     return compile_option(p, 'the PyTorch model (with --engine torch or torch-bf16)')
+
+def tile_args(a:argparse.Namespace, # The parsed options of `engine_options`
+             )->tuple: # (overlap, blend), their defaults filled in
+    "`--overlap` and `--blend`, which are for tiles: refused without `--tile` rather than ignored"
+    for k in ('overlap', 'blend'):
+        if getattr(a, k) is not None and a.tile is None:
+            raise ValueError(f"--{k} {getattr(a, k)} is for tiles: add --tile (e.g. --tile 512), or leave --{k} out")
+    return ifnone(a.overlap, 0.25), ifnone(a.blend, blends[0])
 
 # %% ../nbs/05b_predict.ipynb #25d4e113
 def predict_parser()->argparse.ArgumentParser:
@@ -397,9 +407,6 @@ def predict_parser()->argparse.ArgumentParser:
     p.add_argument('--overlay', action='store_true', help='also write image+mask overlays to OUT/overlay')
     p.add_argument('--overlay-background', action='store_true', help='overlays tint the background class too (left untinted by default)')
     p.add_argument('--sz', type=int, help='model input size for whole images (default: its last training size)')
-    p.add_argument('--blend', default='gaussian', choices=blends, help="how overlapping tiles are weighted, with "
-                   "--tile: gaussian (nnU-Net's, sigma 1/8 of the tile; the default), ramp (linear), sine, or none "
-                   "(plain averaging)")
     return engine_options(p)
 
 # %% ../nbs/05b_predict.ipynb #26693f32
@@ -407,14 +414,16 @@ def segdist_predict(argv:list|None=None, # Command-line arguments (default: the 
                    ):
     "Console entry point `segdist-predict`: index masks for a folder of images with a trained model (.pkl or .onnx)"
     a = predict_parser().parse_args(argv)
-    model, images, out, bs, overlay, tta, sz, tile, overlap, cpu, engine, compile = (a.model, a.images, a.out, a.bs, a.overlay, a.tta, a.sz, a.tile,
-                                                                                  a.overlap, a.cpu, a.engine, a.compile)
+    model, images, out, bs, overlay, tta, sz, tile, cpu, engine, compile = (a.model, a.images, a.out, a.bs, a.overlay, a.tta, a.sz, a.tile,
+                                                                         a.cpu, a.engine, a.compile)
     trust_pickle, tint = a.trust_pickle, a.overlay_background
     from segdist_nb.distributed import log_progress
     log_progress()
     skipped, done = [], []
-    try: fns = predict_folder(model, images, out, bs=bs, overlay_=overlay, tta=tta, sz=sz, cpu=True if cpu else None, tile=tile, overlap=overlap,
-                             blend=a.blend, engine=engine, compile=compile, skipped=skipped, verbose=True, written=done,
+    try:
+        overlap, blend = tile_args(a)
+        fns = predict_folder(model, images, out, bs=bs, overlay_=overlay, tta=tta, sz=sz, cpu=True if cpu else None, tile=tile, overlap=overlap,
+                             blend=blend, engine=engine, compile=compile, skipped=skipped, verbose=True, written=done,
                              trust_pickle=trust_pickle, tint_background=tint)
     except (ValueError, OSError, ImportError) as e: print(f'segdist-predict: error: {e}', file=sys.stderr); raise SystemExit(2)
     except KeyboardInterrupt:
