@@ -74,8 +74,10 @@ class SegStats:
     def accumulate(self, learn):
         "Add the batch in `learn.pred`/`learn.y`, its padding left out, summed on its device: no gather, no read back"
         k, shard = _real(learn)
-        cm = batch_confusion(learn.pred[:k].argmax(dim=1), learn.y[:k], self.n).sum(0)
-        self._cm, self.shard, self.done = self._cm.to(cm.device) + cm, self.shard or shard, False
+        if k:   # a batch of padding alone adds nothing, but this rank still takes part in the sum across ranks
+            cm = batch_confusion(learn.pred[:k].argmax(dim=1), learn.y[:k], self.n).sum(0)
+            self._cm = self._cm.to(cm.device) + cm
+        self.shard, self.done = self.shard or shard, False
         self.n_batches += 1
     @property
     def cm(self)->Tensor:
