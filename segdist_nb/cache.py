@@ -304,7 +304,7 @@ class SegCache:
 # %% ../nbs/01b_cache.ipynb #eb13b6b0
 def group_timeout(minutes:float|None=None, # Set it to this many minutes (--timeout); None: leave it as it is
                  )->timedelta:
-    "How long a collective waits for every rank before it fails: the timeout of every process group `start_group` starts"
+    "How long a collective waits for every rank before it fails: the timeout of the groups `start_group` starts"
     if minutes is not None:
         if not (isinstance(minutes, (int, float)) and minutes > 0):
             raise ValueError(f'timeout={minutes!r}: give the minutes a collective waits for every rank, above 0 '
@@ -316,7 +316,7 @@ group_timeout.value = timedelta(minutes=30)
 # %% ../nbs/01b_cache.ipynb #0f7cf77c
 def start_group(timeout:float|None=None, # Minutes a collective waits for every rank (`group_timeout`); None: as set
                )->bool: # Whether a process group runs
-    "This launch's process group, started once with `group_timeout`: nccl on GPUs, gloo on CPUs; nothing outside a launch"
+    "This launch's process group, started once with `group_timeout`: nccl on GPUs, gloo on CPUs"
     group_timeout(timeout)
     if dist.is_initialized(): return True
     if num_distrib() <= 1: return False

@@ -148,7 +148,7 @@ _fastai_setup_distrib = getattr(fastai.distributed.setup_distrib, '__wrapped__',
 
 @wraps(_fastai_setup_distrib)
 def _setup_distrib(gpu=None):
-    "fastai's `setup_distrib` (which `distrib_ctx(in_notebook=True)` calls): `start_group`'s group, gloo where there is no GPU, with `group_timeout`"
+    "fastai's `setup_distrib` (`distrib_ctx(in_notebook=True)` calls it): `start_group`'s group, gloo without a GPU"
     if gpu is None: return gpu
     if not torch.cuda.is_available():
         os.environ['ACCELERATE_USE_CPU'] = '1'
@@ -213,8 +213,8 @@ def log_progress(lines:bool|None=None, # One line per epoch; default: when stand
 def setup_rank(seed:int|None=None, # Base random seed; rank r uses `seed + r`
                   threads:int|None=None, # torch threads for this process; default: `OMP_NUM_THREADS` if set
                   quiet:bool=True, # Silence standard output on ranks other than 0 (errors still go to stderr)
-                  timeout:float|None=None, # Minutes a collective waits for every rank (`group_timeout`, chapter 01b_cache); default 30
-                  group:bool=False, # Start the process group now (`start_group`), before a cache or fetched weights would (train.py does)
+                  timeout:float|None=None, # Minutes a collective waits for every rank (`group_timeout`); default 30
+                  group:bool=False, # Start the group now (`start_group`), before a cache or fetched weights would (train.py)
                  )->int: # This process's rank
     "Prepare this process for `learn.distrib_ctx()`, on GPUs (nccl) or CPU processes (gloo)"
     rank_device()   # first: under a launcher, the local rank's GPU is the current one before anything touches a GPU (chapter 01c_dls)

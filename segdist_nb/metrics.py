@@ -65,7 +65,7 @@ def _sum_ranks(t:Tensor)->Tensor:
     t = t.to('cuda' if dist.get_backend() == 'nccl' else 'cpu'); dist.all_reduce(t); return t
 
 class SegStats:
-    "Confusion matrix summed over a validation set on the device, padding out; under DDP summed across ranks once, when read"
+    "Confusion matrix of a validation set, summed on the device without padding; across DDP ranks once, when read"
     def __init__(self, n:int, # Number of classes
                  void:int|None=None, # Index of the void class, or `None`
                 ): store_attr(); self.reset()
@@ -81,14 +81,14 @@ class SegStats:
         self.n_batches += 1
     @property
     def cm(self)->Tensor:
-        "The summed (n, n) matrix, rows target and columns prediction, on the CPU: summed across ranks and copied once"
+        "The summed (n, n) matrix, rows target and columns prediction, on the CPU: summed across ranks, copied once"
         if not self.done:
-            if self.shard and dist.is_initialized(): self._cm = _sum_ranks(self._cm)   # every rank reads it after the epoch
+            if self.shard and dist.is_initialized(): self._cm = _sum_ranks(self._cm)   # every rank reads it
             self._cm, self.done = self._cm.cpu(), True
         return self._cm
     @cm.setter
     def cm(self, v): self._cm, self.done = torch.as_tensor(v), True
-    def __getstate__(self): return {**self.__dict__, '_cm': self._cm.detach().cpu()}   # pickled (a learner's export) from the CPU
+    def __getstate__(self): return {**self.__dict__, '_cm': self._cm.detach().cpu()}   # a learner's export
     def __setstate__(self, d): self.__dict__.update({'shard': False, 'done': True, **d})   # exports of earlier versions
     @property
     def keep(self)->np.ndarray:

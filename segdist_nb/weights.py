@@ -128,7 +128,7 @@ def local_first(f:Callable, # Called as `f(first)`: True on each node's first pr
     "`f(True)` on each node's first process (local rank 0), then, after a barrier, `f(False)` on its other processes; `f(True)` alone outside DDP"
     if num_distrib() <= 1: return f(True)
     local = int(os.environ.get('LOCAL_RANK', rank_distrib()))
-    start_group()   # the group training then uses, with the run's timeout (chapter 01b_cache), as fastai's `rank0_first` leaves it
+    start_group()   # the one training then uses (chapter 01b_cache), as fastai's `rank0_first` leaves it
     if local == 0: res = f(True)
     dist.barrier(**(dict(device_ids=[local]) if dist.get_backend() == 'nccl' else {}))   # every process calls this: one that skipped it would leave the others waiting
     if local != 0: res = f(False)
