@@ -8,7 +8,7 @@ Docs: https://segdist.github.io/segdist_nb/cache.html.md"""
 from __future__ import annotations
 import argparse, errno, hashlib, json, os, shutil, socket, sys, time
 from collections import Counter
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 import numpy as np, torch
 from PIL import Image
@@ -22,7 +22,8 @@ from fastai.torch_core import rank_distrib   # rank 0 alone reports (fastai's ra
 
 # %% auto #0
 __all__ = ['cache_version', 'CacheError', 'cache_manifest', 'cache_key', 'cache_changes', 'default_cache_dir', 'build_cache',
-           'SegCache', 'seg_cache', 'cache_checked', 'parse_size', 'cache_parser', 'segdist_cache']
+           'SegCache', 'group_timeout', 'start_group', 'seg_cache', 'cache_checked', 'parse_size', 'cache_parser',
+           'segdist_cache']
 
 # %% ../nbs/01b_cache.ipynb #074f01c0
 cache_version = 1
@@ -300,6 +301,37 @@ class SegCache:
             y.append(torch.from_numpy(np.ascontiguousarray(self.msks[r, t:t + h, l:l + w])))
         return TensorImage(torch.stack(x)), TensorMask(torch.stack(y))
 
+# %% ../nbs/01b_cache.ipynb #eb13b6b0
+def group_timeout(minutes:float|None=None, # Set it to this many minutes (--timeout); None: leave it as it is
+                 )->timedelta:
+    "How long a collective waits for every rank before it fails: the timeout of the groups `start_group` starts"
+    if minutes is not None:
+        if not (isinstance(minutes, (int, float)) and minutes > 0):
+            raise ValueError(f'timeout={minutes!r}: give the minutes a collective waits for every rank, above 0 '
+                             f'(--timeout)')
+        group_timeout.value = timedelta(minutes=minutes)
+    return group_timeout.value
+group_timeout.value = timedelta(minutes=30)
+
+# %% ../nbs/01b_cache.ipynb #0f7cf77c
+def start_group(timeout:float|None=None, # Minutes a collective waits for every rank (`group_timeout`); None: as set
+               )->bool: # Whether a process group runs
+    "This launch's process group, started once with `group_timeout`: nccl on GPUs, gloo on CPUs"
+    group_timeout(timeout)
+    if dist.is_initialized(): return True
+    if num_distrib() <= 1: return False
+    gpu = torch.cuda.is_available()
+    if gpu: torch.cuda.set_device(int(os.environ.get('LOCAL_RANK', 0)) % torch.cuda.device_count())
+    backend, restart = 'nccl' if gpu else 'gloo', int(os.environ.get('TORCHELASTIC_RESTART_COUNT', 0))
+    if restart == 0 or os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True':
+        dist.init_process_group(backend, timeout=group_timeout())
+        return True
+    store = dist.TCPStore(os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']), num_distrib(), is_master=False,
+                          timeout=timedelta(minutes=5))
+    dist.init_process_group(backend, rank=rank_distrib(), world_size=num_distrib(), timeout=group_timeout(),
+                            store=dist.PrefixStore(f'segdist/restart_{restart}', store))
+    return True
+
 # %% ../nbs/01b_cache.ipynb #282650a3
 def _caches(dest:Path)->list:
     "(folder, manifest) of each complete cache in `dest`, newest first"
@@ -323,13 +355,6 @@ def _lookup(path:Path, man:dict, dest:Path, rebuild:bool, verbose:bool, checked=
                                           f'. Rebuild it (segdist-cache {path}, or seg_cache(..., rebuild=True))'], str(path))
         if verbose and rank_distrib() == 0: print(f'cache: {old[0][0]} is stale (' + '; '.join(ch) + '): rebuilding')
     return None, [d for d, _ in old]
-
-def _group():
-    "The process group for building a cache together, where there is none: nccl on GPUs, gloo on CPUs"
-    if dist.is_initialized(): return
-    gpu = torch.cuda.is_available()
-    if gpu: torch.cuda.set_device(int(os.environ.get('LOCAL_RANK', 0)) % torch.cuda.device_count())
-    dist.init_process_group('nccl' if gpu else 'gloo')
 
 def _together(f:Callable, who:int|None=None)->list:
     "`f()` on every rank (or rank `who` alone), then every rank's result, exchanged; one rank's error is raised on all"
@@ -389,7 +414,7 @@ def _prepare(path:Path, fns:list, label_fn:Callable, dest:Path, size, rebuild:bo
         if final is None:
             final = build_cache(path, fns, label_fn, dest, size, n_workers, verbose, checked, reader, imagery)
     else:   # rank 0's view of the files and caches decides for every rank
-        _group()
+        start_group()
         man, final, old = _together(lambda: (man, *_lookup(path, man, dest, rebuild, verbose, checked)), who=0)[0]
         if final is None: final = _build_together(path, man, dest, size, n_workers, verbose, checked, reader, imagery)
     if rank_distrib() == 0:

@@ -21,18 +21,19 @@ from fastai.callback.training import GradientAccumulation
 from fastai.torch_core import find_bs
 from torch import nn
 import torch.distributed.nn.functional as dist_nn
-from accelerate.utils import DistributedDataParallelKwargs, DDPCommunicationHookType, InitProcessGroupKwargs
+from accelerate.utils import DistributedDataParallelKwargs, DDPCommunicationHookType
 from fastai.distributed import DistributedTrainer
 from fastai.learner import Recorder
 from fastai.callback.core import Callback
+from .cache import group_timeout, start_group
 from .dls import CacheDL, epoch_batches, epoch_sample, close_workers, rank_device
 from .metrics import ExactLoss
 
 # %% auto #0
 __all__ = ['comm_hooks', 'rank_items', 'rank_batches', 'ShardDL', 'check_shards', 'SegDistributedDL', 'SharedValues',
-           'SegDistributedTrainer', 'group_timeout', 'LineProgressCallback', 'log_progress', 'setup_rank', 'print0',
-           'group_restarted', 'run_name', 'ddp_kwargs', 'comm_bytes', 'NoSyncAccumulation', 'AllReduceBatchNorm',
-           'AllReduceBatchNormAct', 'sync_batchnorm']
+           'SegDistributedTrainer', 'LineProgressCallback', 'log_progress', 'setup_rank', 'print0', 'group_restarted',
+           'run_name', 'ddp_kwargs', 'comm_bytes', 'NoSyncAccumulation', 'AllReduceBatchNorm', 'AllReduceBatchNormAct',
+           'sync_batchnorm']
 
 # %% ../nbs/04_distributed.ipynb #0debdd9c
 @patch
@@ -140,32 +141,21 @@ class SegDistributedTrainer(DistributedTrainer):
         if hasattr(self.learn, 'shared_values'): self.learn.remove_cb(self.learn.shared_values)
         super().after_fit()
 
-# %% ../nbs/04_distributed.ipynb #3ca873dc
-def group_timeout(minutes:float|None=None, # Set it to this many minutes (--timeout); None: leave it as it is
-                 )->timedelta:
-    "How long a collective waits for every rank before it fails: the timeout of every process group this library starts"
-    if minutes is not None:
-        if not (isinstance(minutes, (int, float)) and minutes > 0):
-            raise ValueError(f'timeout={minutes!r}: give the minutes a collective waits for every rank, above 0 '
-                             f'(--timeout)')
-        group_timeout.value = timedelta(minutes=minutes)
-    return group_timeout.value
-group_timeout.value = timedelta(minutes=30)
-
 # %% ../nbs/04_distributed.ipynb #7e01f199
 import fastai.distributed
 from functools import wraps
 _fastai_setup_distrib = getattr(fastai.distributed.setup_distrib, '__wrapped__', fastai.distributed.setup_distrib)
 
 @wraps(_fastai_setup_distrib)
-def _setup_distrib_cpu(gpu=None):
-    "fastai's `setup_distrib` (which `distrib_ctx(in_notebook=True)` calls), with a gloo group where there is no GPU"
-    if gpu is None or torch.cuda.is_available(): return _fastai_setup_distrib(gpu)
-    os.environ['ACCELERATE_USE_CPU'] = '1'
-    torch.set_num_threads(max(1, (os.cpu_count() or 1) // int(os.environ.get('LOCAL_WORLD_SIZE', 1))))
-    if num_distrib() > 0 and not dist.is_initialized(): dist.init_process_group('gloo', init_method='env://', timeout=group_timeout())
+def _setup_distrib(gpu=None):
+    "fastai's `setup_distrib` (`distrib_ctx(in_notebook=True)` calls it): `start_group`'s group, gloo without a GPU"
+    if gpu is None: return gpu
+    if not torch.cuda.is_available():
+        os.environ['ACCELERATE_USE_CPU'] = '1'
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // int(os.environ.get('LOCAL_WORLD_SIZE', 1))))
+    start_group()
     return int(gpu)
-fastai.distributed.setup_distrib = _setup_distrib_cpu
+fastai.distributed.setup_distrib = _setup_distrib
 
 # %% ../nbs/04_distributed.ipynb #18ae5a85
 from fastai.learner import Learner
@@ -173,15 +163,13 @@ _fastai_to_distributed = getattr(Learner.to_distributed, '__wrapped__', Learner.
 
 @wraps(_fastai_to_distributed)
 def _to_distributed(self:Learner, sync_bn=True, **kwargs):
-    "fastai's `to_distributed` with `SegDistributedTrainer`, each loader checked (`check_shards`), the group's timeout `group_timeout`; a world of one process is left as it is (as `detach_distributed` leaves it)"
+    "fastai's `to_distributed` with `SegDistributedTrainer`, each loader checked (`check_shards`), the group `start_group`'s (with `group_timeout`); a world of one process is left as it is (as `detach_distributed` leaves it)"
     if num_distrib() <= 1: return self
-    for i, dl in enumerate(self.dls.loaders):   # before the process group starts (accelerate starts it below)
+    for i, dl in enumerate(self.dls.loaders):   # before the process group starts (below)
         dl = getattr(dl, 'dl', dl)
         what = ('the training set', 'the validation set')[i] if i < 2 else f'loader {i}'
         check_shards(dl.n, dl.bs, num_distrib(), dl.drop_last, what)
-    hs = list(kwargs.get('kwargs_handlers') or [])
-    if not any(isinstance(h, InitProcessGroupKwargs) for h in hs):
-        kwargs['kwargs_handlers'] = hs + [InitProcessGroupKwargs(timeout=group_timeout())]
+    start_group()   # before accelerate would start one without our timeout: accelerate takes it, nccl or gloo
     self.add_cb(SegDistributedTrainer(sync_bn, **kwargs))
     if rank_distrib() and hasattr(self, 'progress'):   # ranks > 0 show nothing; `detach_distributed` then finds a progress callback and adds no fastai bar back
         self.remove_cb(self.progress); self.add_cb(LineProgressCallback())
@@ -221,24 +209,12 @@ def log_progress(lines:bool|None=None, # One line per epoch; default: when stand
     defaults.callbacks = [swap.get(c, c) for c in defaults.callbacks]
     return lines
 
-# %% ../nbs/04_distributed.ipynb #5869e847
-def _init_group(always:bool=False):
-    "Create the process group now where torch elastic may restart the run, or `always`; after a restart, on a namespace of its own"
-    if num_distrib() <= 1 or dist.is_initialized() or not (always or int(os.environ.get('TORCHELASTIC_MAX_RESTARTS', 0))): return
-    backend = 'nccl' if torch.cuda.is_available() else 'gloo'
-    restart = int(os.environ.get('TORCHELASTIC_RESTART_COUNT', 0))
-    if restart == 0 or os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True': return dist.init_process_group(backend, timeout=group_timeout())
-    store = dist.TCPStore(os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']), num_distrib(), is_master=False,
-                          timeout=timedelta(minutes=5))
-    dist.init_process_group(backend, rank=rank_distrib(), world_size=num_distrib(),
-                            store=dist.PrefixStore(f'segdist/restart_{restart}', store), timeout=group_timeout())
-
 # %% ../nbs/04_distributed.ipynb #720985a9
 def setup_rank(seed:int|None=None, # Base random seed; rank r uses `seed + r`
                   threads:int|None=None, # torch threads for this process; default: `OMP_NUM_THREADS` if set
                   quiet:bool=True, # Silence standard output on ranks other than 0 (errors still go to stderr)
                   timeout:float|None=None, # Minutes a collective waits for every rank (`group_timeout`); default 30
-                  group:bool=False, # Create the process group now, with that timeout, before a cache or fetched weights would (train.py does)
+                  group:bool=False, # Start the group now (`start_group`), before a cache or fetched weights would (train.py)
                  )->int: # This process's rank
     "Prepare this process for `learn.distrib_ctx()`, on GPUs (nccl) or CPU processes (gloo)"
     rank_device()   # first: under a launcher, the local rank's GPU is the current one before anything touches a GPU (chapter 01c_dls)
@@ -250,7 +226,7 @@ def setup_rank(seed:int|None=None, # Base random seed; rank r uses `seed + r`
     if quiet and rank > 0: sys.stdout = open(os.devnull, 'w')
     log_progress()
     group_timeout(timeout)
-    _init_group(group)
+    if group or int(os.environ.get('TORCHELASTIC_MAX_RESTARTS', 0)): start_group()   # where elastic may restart: below
     return rank
 
 # %% ../nbs/04_distributed.ipynb #662d2ea5

@@ -81,8 +81,10 @@ def plain_steps(model:nn.Module, # The model (trained in place)
     m = model.to(dev).train()
     if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
         h = ddp_kwargs(**(ddp_kw or {}))
-        m = nn.parallel.DistributedDataParallel(m, device_ids=[dev.index] if dev.type == 'cuda' else None, bucket_cap_mb=h.bucket_cap_mb,
-                                                static_graph=h.static_graph, gradient_as_bucket_view=h.gradient_as_bucket_view)
+        # accelerate's own arguments (`to_kwargs`: those that differ from its defaults), as the learner's DDP gets them: at the
+        # default 25 MB, DDP is not given `bucket_cap_mb` and keeps its small first bucket (1 MB), which an explicit 25 drops
+        ids = [dev.index] if dev.type == 'cuda' else None
+        m = nn.parallel.DistributedDataParallel(m, device_ids=ids, **h.to_kwargs())
         h.register_comm_hook(m)   # accelerate's code: the same hook as the learner's
     opt = torch.optim.AdamW(m.parameters(), lr=lr, weight_decay=wd, betas=(0.9, 0.99), eps=1e-5)   # as `seg_opt`
     dtype = {'fp16': torch.float16, 'bf16': torch.bfloat16}.get(precision)

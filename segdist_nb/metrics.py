@@ -55,25 +55,41 @@ def batch_confusion(pred:torch.Tensor, # Predicted class index per pixel, (bs, .
     return cm[:-1].reshape(bs, n, n)
 
 # %% ../nbs/02_metrics.ipynb #2f82cd09
+def _real(learn)->tuple:
+    "(the items of the batch just seen that are not padding, whether its loader is one process's shard of several)"
+    bs, dl = find_bs(learn.yb), getattr(learn, 'dl', None)
+    return (dl.n_real(bs) if hasattr(dl, 'n_real') else bs), getattr(dl, 'world_size', 1) > 1
+
+def _sum_ranks(t:Tensor)->Tensor:
+    "`t` summed over every process of the group, on the backend's device (CUDA for nccl)"
+    t = t.to('cuda' if dist.get_backend() == 'nccl' else 'cpu'); dist.all_reduce(t); return t
+
 class SegStats:
-    "Confusion matrix summed over a validation set; `accumulate` gathers across DDP ranks through `learn.to_detach`"
+    "Confusion matrix of a validation set, summed on the device without padding; across DDP ranks once, when read"
     def __init__(self, n:int, # Number of classes
                  void:int|None=None, # Index of the void class, or `None`
                 ): store_attr(); self.reset()
-    def reset(self): self._cm, self.n_batches = torch.zeros(self.n, self.n, dtype=torch.long), 0
+    def reset(self):
+        self._cm, self.n_batches, self.shard, self.done = torch.zeros(self.n, self.n, dtype=torch.long), 0, False, True
     def accumulate(self, learn):
-        "Add the batch in `learn.pred`/`learn.y`, summed on their device (read once, by `cm`)"
-        cm = batch_confusion(learn.pred.argmax(dim=1), learn.y, self.n)
-        cm = learn.to_detach(cm, cpu=False).sum(0)   # gathered from every rank, the padding left out, not copied to the host
-        self._cm = self._cm.to(cm.device) + cm
+        "Add the batch in `learn.pred`/`learn.y`, its padding left out, summed on its device: no gather, no read back"
+        k, shard = _real(learn)
+        if k:   # a batch of padding alone adds nothing, but this rank still takes part in the sum across ranks
+            cm = batch_confusion(learn.pred[:k].argmax(dim=1), learn.y[:k], self.n).sum(0)
+            self._cm = self._cm.to(cm.device) + cm
+        self.shard, self.done = self.shard or shard, False
         self.n_batches += 1
     @property
     def cm(self)->Tensor:
-        "The summed (n, n) matrix, rows target and columns prediction, on the CPU (copied there once when read)"
-        self._cm = self._cm.cpu(); return self._cm
+        "The summed (n, n) matrix, rows target and columns prediction, on the CPU: summed across ranks, copied once"
+        if not self.done:
+            if self.shard and dist.is_initialized(): self._cm = _sum_ranks(self._cm)   # every rank reads it
+            self._cm, self.done = self._cm.cpu(), True
+        return self._cm
     @cm.setter
-    def cm(self, v): self._cm = torch.as_tensor(v)
-    def __getstate__(self): return {**self.__dict__, '_cm': self.cm}   # pickled (a learner's export) from the CPU
+    def cm(self, v): self._cm, self.done = torch.as_tensor(v), True
+    def __getstate__(self): return {**self.__dict__, '_cm': self._cm.detach().cpu()}   # a learner's export
+    def __setstate__(self, d): self.__dict__.update({'shard': False, 'done': True, **d})   # exports of earlier versions
     @property
     def keep(self)->np.ndarray:
         "Boolean mask of the non-void classes"
@@ -174,9 +190,8 @@ class ExactLoss(AvgLoss):
     def __init__(self): self.reset()
     def reset(self): self.total, self.count, self.shard, self._value = 0., 0, False, None
     def accumulate(self, learn):
-        bs, dl = find_bs(learn.yb), getattr(learn, 'dl', None)
-        k = dl.n_real(bs) if hasattr(dl, 'n_real') else bs   # the items that are not padding
-        self.shard = self.shard or getattr(dl, 'world_size', 1) > 1
+        (k, shard), bs = _real(learn), find_bs(learn.yb)   # the items that are not padding
+        self.shard = self.shard or shard
         loss = learn.loss if k == bs else learn.loss_func(learn.pred[:k], *[y[:k] for y in learn.yb]) if k else None
         if loss is not None: self.total = self.total + loss.detach().double().mean() * k   # on the device: no read back
         self.count, self._value = self.count + k, None
@@ -185,8 +200,7 @@ class ExactLoss(AvgLoss):
         if self._value is None:
             t = torch.stack([torch.as_tensor(self.total, dtype=torch.float64),
                              torch.tensor(float(self.count), dtype=torch.float64)])
-            if self.shard and dist.is_initialized():
-                t = t.to('cuda' if dist.get_backend() == 'nccl' else 'cpu'); dist.all_reduce(t)
+            if self.shard and dist.is_initialized(): t = _sum_ranks(t)
             t = t.tolist()
             self._value = t[0] / t[1] if t[1] else None
         return self._value

@@ -28,6 +28,7 @@ from .augment import batch_part, ScaleBands
 from .encoders import timm_name, arch_name, adapt_in_chans, check_fit
 from .decoders import check_decoder, smp_encoder, model_name, SegModel
 from .modelfile import model_format, run_model, check_model, SavedModel
+from .cache import start_group
 
 # %% auto #0
 __all__ = ['pickle_moves', 'pickle_renames', 'moved_pickle', 'Weights', 'no_weights', 'find_weights', 'local_first', 'cache_path',
@@ -126,10 +127,8 @@ def local_first(f:Callable, # Called as `f(first)`: True on each node's first pr
                ):
     "`f(True)` on each node's first process (local rank 0), then, after a barrier, `f(False)` on its other processes; `f(True)` alone outside DDP"
     if num_distrib() <= 1: return f(True)
-    local, gpu = int(os.environ.get('LOCAL_RANK', rank_distrib())), torch.cuda.is_available()
-    if not dist.is_initialized():   # the group training then uses (accelerate and fastai take an existing one), as fastai's `rank0_first` leaves it
-        if gpu: torch.cuda.set_device(local)
-        dist.init_process_group('nccl' if gpu else 'gloo')
+    local = int(os.environ.get('LOCAL_RANK', rank_distrib()))
+    start_group()   # the one training then uses (chapter 01b_cache), as fastai's `rank0_first` leaves it
     if local == 0: res = f(True)
     dist.barrier(**(dict(device_ids=[local]) if dist.get_backend() == 'nccl' else {}))   # every process calls this: one that skipped it would leave the others waiting
     if local != 0: res = f(False)
