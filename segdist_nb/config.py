@@ -139,6 +139,7 @@ def check_config(cfg:dict, # A config
 
 # %% ../nbs/04d_config.ipynb #225f04a6
 def load_config(fn:str|Path|None=None, # YAML/JSON file, or None for the defaults
+                check:bool=True, # Check it (`check_config`); `config_from_args` checks once, after the command line's options
                )->dict:
     "`default_config` updated with the keys of `fn`"
     cfg = dict(default_config)
@@ -148,4 +149,4 @@ def load_config(fn:str|Path|None=None, # YAML/JSON file, or None for the default
         d = yaml.safe_load(fn.read_text()) or {}
         if not isinstance(d, dict): raise ValueError(f'{fn}: expected a mapping of config keys, got {type(d).__name__}')
         cfg.update(d)
-    return check_config(cfg, str(fn or 'config'))
+    return check_config(cfg, str(fn or 'config')) if check else cfg

@@ -84,7 +84,7 @@ def train_parser()->argparse.ArgumentParser:
 def config_from_args(argv:list|None=None)->tuple:
     "(config, run folder, resume, restart) from command-line arguments"
     a = train_parser().parse_args(argv)
-    cfg = load_config(a.config)
+    cfg = load_config(a.config, check=False)   # checked once, with the options below
     for k in ('data', 'arch', 'decoder', 'aug', 'loss', 'monitor', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep', 'accum', 'comm_hook', 'powersgd_rank', 'powersgd_warmup', 'timeout'):
         v = getattr(a, k)
         if v is not None: cfg[k] = v
@@ -110,6 +110,7 @@ def config_from_args(argv:list|None=None)->tuple:
         if rank_distrib() == 0: print('--tensorboard is written --track tensorboard now')
         cfg['track'] = check_track([*check_track(cfg['track']), 'tensorboard'], '--tensorboard')
     if a.item_sz is not None: cfg['item_sz'] = parse_size(a.item_sz)
+    cfg = check_config(cfg, str(a.config or 'config'))   # the stages chosen and scaled below stay valid
     stages = cfg['stages']
     if a.stages:
         want = a.stages.split(',')
@@ -126,7 +127,7 @@ def config_from_args(argv:list|None=None)->tuple:
     if (a.resume or a.restart) and not a.out:
         raise ValueError(f"--{'resume' if a.resume else 'restart'} needs --out RUN, the folder of the run to {'continue' if a.resume else 'start again'} (e.g. runs/20261203-091500)")
     out = Path(a.out) if a.out else Path('runs')/run_name()
-    return check_config(cfg), out, a.resume, a.restart
+    return cfg, out, a.resume, a.restart
 
 # %% ../nbs/05_train.ipynb #91327166
 def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
@@ -138,6 +139,6 @@ def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
         raise SystemExit(2)
     try: cfg, out, resume, restart = config_from_args(argv)
     except (ValueError, OSError) as e: fail(e)
-    try: return train(cfg, out, resume, cbs=cbs, restart=restart)
+    try: return run_recipe(cfg, out, resume, cbs=cbs, restart=restart)   # the config is checked: not again
     except RunError as e: fail(e)   # other exceptions are bugs: they keep their traceback
     except KeyboardInterrupt: raise SystemExit(130)   # `train` said what the run keeps (SIGTERM too, in training: 04a)
