@@ -139,7 +139,7 @@ def check_config(cfg:dict, # A config
 
 # %% ../nbs/04d_config.ipynb #225f04a6
 def load_config(fn:str|Path|None=None, # YAML/JSON file, or None for the defaults
-                check:bool=True, # Check it (`check_config`); `config_from_args` checks once, after the command line's options
+                check:bool=True, # Check it (`check_config`); `config_from_args` checks once, with the options
                )->dict:
     "`default_config` updated with the keys of `fn`"
     cfg = dict(default_config)

@@ -134,7 +134,7 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
             codes:list|None=None, # Class names; default: the description's (`codes.txt`)
             label_fn:Callable|None=None, # Image path -> mask path; default: the description's (`MaskPath`)
             splitter:Callable|None=None, # Without a `valid` split: default `valid.txt`, else fastai's `RandomSplitter(0.2, seed=42)`
-            splits:tuple|None=None, # (train, valid) indices of the files already made and checked (a run's plan): not again
+            splits:tuple|None=None, # (train, valid) file indices already made and checked (a run's plan): not again
             item_sz:int|tuple|None=None, # Resize items to this size first (for images of different sizes)
             check:bool=True, # Check the splits used first (`check_spec`)
             images:str|None=None, # Image folder of today's layout, relative to the root (default 'images')
@@ -288,7 +288,7 @@ def epoch_batches(dl, # The loader of the epoch: a `CacheDL`, or the `Distribute
     else: dl.randomize(); idxs = None
     dl.before_iter()
     if idxs is None: idxs = dl.get_idxs()
-    dl._DataLoader__idxs = idxs   # fastai's attribute for the epoch's order, which `DataLoader.sample` reads
+    dl.epoch_idxs = idxs   # the epoch's order, from fastai's hooks (`randomize`, `before_iter`, `get_idxs`)
     if f.cache is not None and f.prefetch and not nw:
         torch.empty((), dtype=torch.int64).random_()   # the draw of torch's loader iterator (its base seed): the run's random stream is as without the thread
         batches = f.prefetcher(dl.create_batches(dl.sample()))
@@ -334,7 +334,7 @@ def _then_next_epoch(dl, batches:Iterator)->Iterator:
 def epoch_sample(dl)->Iterator:
     "fastai's `DataLoader.sample`: the epoch's order, read from shared memory in a kept worker process"
     kept = get_worker_info() is not None and getattr(dl, '_order', None) is not None
-    idxs = dl._order.tolist() if kept else dl._DataLoader__idxs
+    idxs = dl._order.tolist() if kept else dl.epoch_idxs   # the order `epoch_batches` drew, not fastai's private one
     return (b for i, b in enumerate(idxs) if i // (dl.bs or 1) % dl.num_workers == dl.offs)
 
 # %% ../nbs/01c_dls.ipynb #99e33b2d

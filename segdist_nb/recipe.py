@@ -115,7 +115,7 @@ class RunPlan:
     splits:tuple # (train indices, valid indices) into `fns`, made and checked once (`plan_split`)
     void:int|None # The void class's index
     out:Path|None=None # The run folder
-    meta:dict|None=None # What a checkpoint records of the model: arch, decoder, n_classes, the pretrained weights' source
+    meta:dict|None=None # What a checkpoint records of the model: arch, decoder, n_classes, pretrained weights' source
     ck:dict|None=None # The checkpoint the run resumes from
     reuse:bool=False # Rank 0 reuses the folder of a run that stopped before its first epoch ended
     cache:object=None # The decode-once cache (`SegCache`), opened by `train` after the checks
@@ -134,10 +134,11 @@ def plan_data(cfg:dict, # A checked config (`check_config`)
     use = ['train'] + (['valid'] if spec.has_valid else [])
     fns = spec_files(spec)
     st = check_run_data(cfg, spec, use, fns)
-    if not fns: raise DataError([f"{spec.splits['train'].images} holds no image files: put the images there, or pass --images"],
-                                str(spec.root))
+    if not fns:
+        raise DataError([f"{spec.splits['train'].images} holds no image files: put the images there, or pass --images"],
+                        str(spec.root))
     sz = cfg['item_sz']
-    if sz is None and (cfg['cache'] or not all(s.get('crop') for s in cfg['stages'])):   # crops are one size; a cache needs one
+    if sz is None and (cfg['cache'] or not all(s.get('crop') for s in cfg['stages'])):   # crops: one size; a cache: one
         sz = one_size(cfg['stages'], st.get('sizes') or _sizes(fns))
     void = void_idx(ifnone(cfg['void'], spec.void), spec.codes)
     return RunPlan(dict(cfg, item_sz=sz), spec, use, fns, plan_split(cfg, spec, fns), void)
@@ -184,12 +185,13 @@ def check_batches(stages:list, # The run's stages
 def check_model(cfg:dict, # A checked config
                 spec:DataSpec, # The data set's description
                )->dict: # What a checkpoint records of the model (`meta`): arch, decoder, n_classes, weights
-    "The encoder, the stages' sizes, the class weights, then the pretrained weights, fetched and checked against the model"
+    "The encoder, the stages' sizes, the class weights, then the pretrained weights, fetched and checked to fit"
     arch, dec, codes = cfg['arch'], cfg['decoder'], spec.codes
     timm_name(arch)   # an unknown encoder is refused first
-    if dec != 'fastai': check_sizes(dec, arch, {f"stage {st['name']}": st['sz'] for st in cfg['stages']}, spec.imagery.n_in)
+    if dec != 'fastai':   # sizes the decoder cannot take are refused now, not at a later stage
+        check_sizes(dec, arch, {f"stage {st['name']}": st['sz'] for st in cfg['stages']}, spec.imagery.n_in)
     check_weights(cfg['weights'], codes)
-    pw = fetch_weights(find_weights(cfg['pretrained'], arch, dec, cfg['trust_pickle']))   # by each node's first process (02f)
+    pw = fetch_weights(find_weights(cfg['pretrained'], arch, dec, cfg['trust_pickle']))   # each node's first process
     check_pretrained(pw, arch, dec, len(codes), spec.imagery.n_in)   # weights that do not fit are refused now
     return dict(arch=arch, decoder=dec, n_classes=len(codes), weights=weights_record(pw, codes))
 
@@ -207,9 +209,9 @@ def resume_from(out:Path, # The run folder
         m = ck['meta']
         was = (m['arch'], m.get('decoder', 'fastai'), m['n_classes'])   # checkpoints from before decoders: fastai's
         if was != (meta['arch'], meta['decoder'], meta['n_classes']):
-            raise ValueError(f"{ck_fn} was trained with {was[0]} under decoder {was[1]} on {was[2]} classes; this run has "
-                             f"{meta['arch']} under {meta['decoder']} on {meta['n_classes']}: resume with the same config, "
-                             f"or start a new --out")
+            raise ValueError(f"{ck_fn} was trained with {was[0]} under decoder {was[1]} on {was[2]} classes; this run "
+                             f"has {meta['arch']} under {meta['decoder']} on {meta['n_classes']}: resume with the same "
+                             f"config, or start a new --out")
         if m['stage'] >= n_stages:
             raise ValueError(f"{ck_fn} is from stage {m['stage']}, but this config has {n_stages} stages: "
                              f"resume with the same stages")
@@ -226,7 +228,8 @@ def resume_from(out:Path, # The run folder
     elif not restarted:
         if (out/'config.json').exists():
             raise FileNotFoundError(f'--resume: the run in {out} stopped before its first epoch ended: there is no '
-                                    f'checkpoint ({ck_fn}) to resume from; start it again without --resume (the folder is reused)')
+                                    f'checkpoint ({ck_fn}) to resume from; start it again without --resume '
+                                    f'(the folder is reused)')
         raise FileNotFoundError(f'--resume: {out} holds no run to resume (no {ck_fn}): start without --resume')
     return ck
 
@@ -234,14 +237,14 @@ def check_folder(out:Path, # The run folder
                  resume:bool=False, # The run continues the one in `out`
                  restart:bool=False, # The run starts the one in `out` again
                 )->bool: # Rank 0 reuses `out`: its run stopped before its first epoch ended
-    "Whether the run may write in `out`, on rank 0 alone (it writes config.json; the launcher stops the others if it fails)"
+    "Whether the run may write in `out`, checked on rank 0 alone (it writes config.json; the launcher stops the others)"
     if rank_distrib(): return False
     if out.exists() and not out.is_dir(): raise NotADirectoryError(f'run folder {out} is a file: choose another --out')
     ran = (out/'config.json').exists()
     reuse = not (resume or restart) and ran and not run_has_epochs(out)   # nothing to resume: the folder is reused
     if not (resume or restart or reuse) and ran:
-        raise FileExistsError(f'run folder {out} already holds a run: pass --resume to continue it, --restart to start it '
-                              f'again in this folder, or choose another --out')
+        raise FileExistsError(f'run folder {out} already holds a run: pass --resume to continue it, --restart to start '
+                              f'it again in this folder, or choose another --out')
     if is_output(out) and (by := json.loads((out/output_marker).read_text()).get('by')) != 'train.py':
         raise FileExistsError(f'{out} holds the outputs of {by}: choose another --out')
     return reuse
@@ -249,12 +252,12 @@ def check_folder(out:Path, # The run folder
 def plan_run(cfg:dict, # A checked config (see `default_config`, `check_config`)
              out:Path, # The run folder
              resume:bool=False, # Continue from `out/ckpt/last.pth`
-             restarted:bool=False, # torch elastic restarted the run (`group_restarted`): resume from a checkpoint if any
+             restarted:bool=False, # torch elastic restarted the run (`group_restarted`): resume from its checkpoint
              restart:bool=False, # Start the run in `out` again from scratch (`train` removes what it left)
             )->RunPlan:
     "Check everything the run needs, before anything is written: data, split, batch sizes, model, checkpoint, folder"
-    if resume and restart: raise ValueError('--resume and --restart: choose one (continue the run in --out, or start it '
-                                            'again there)')
+    if resume and restart:
+        raise ValueError('--resume and --restart: choose one (continue the run in --out, or start it again there)')
     p = plan_data(cfg)
     check_batches(p.stages, len(p.splits[0]))
     meta = check_model(p.cfg, p.data)
@@ -264,11 +267,11 @@ def plan_run(cfg:dict, # A checked config (see `default_config`, `check_config`)
 # %% ../nbs/04e_recipe.ipynb #0451cfb1
 def _learner(plan, st):
     cfg = plan.cfg
-    learn = seg_learner(stage_dls(plan, st), cfg['arch'], void=plan.void, weights=plan.weights, ignore_void=cfg['ignore_void'],
-                        pretrained=cfg['pretrained'], trust_pickle=cfg['trust_pickle'], loss=cfg['loss'],
-                        loss_weights=cfg['loss_weights'], decoder=cfg['decoder'], precision=cfg['precision'],
-                        channels_last=cfg['channels_last'], compile=cfg['compile'], wd=st.get('wd', 1e-2), path=plan.out,
-                        model_dir='models')
+    learn = seg_learner(stage_dls(plan, st), cfg['arch'], void=plan.void, weights=plan.weights,
+                        ignore_void=cfg['ignore_void'], pretrained=cfg['pretrained'], trust_pickle=cfg['trust_pickle'],
+                        loss=cfg['loss'], loss_weights=cfg['loss_weights'], decoder=cfg['decoder'],
+                        precision=cfg['precision'], channels_last=cfg['channels_last'], compile=cfg['compile'],
+                        wd=st.get('wd', 1e-2), path=plan.out, model_dir='models')
     if st.get('freeze', False) and not no_weights(cfg['pretrained']): learn.freeze()
     else: learn.unfreeze()
     return learn
@@ -320,9 +323,10 @@ def run_stage(plan:RunPlan, # The run's plan
             *([RunTensorBoard(out/'tb', st['name'], tb_step)] if 'tensorboard' in cfg['track'] else [])]
     kw = ddp_kwargs(comm_hook=cfg['comm_hook'], powersgd_rank=cfg['powersgd_rank'], powersgd_warmup=cfg['powersgd_warmup'])
     t0 = time.time()
+    cbs = [save, log, EpochCheckpoint(out/'ckpt'/'last.pth', i, start, save, plan.meta)] + xtra + L(cbs)
     with learn.distrib_ctx(sync_bn=cfg['sync_bn'], kwargs_handlers=[kw]):
         fit_one_cycle_from(learn, st['epochs'], lr, start_epoch=start, pct_start=st.get('pct_start', 0.25), wd=st.get('wd'),
-                           cbs=[save, log, EpochCheckpoint(out/'ckpt'/'last.pth', i, start, save, plan.meta)] + xtra + L(cbs))
+                           cbs=cbs)
     print0(f"stage {i} {st['name']} done in {time.time() - t0:.0f} s: best {cfg['monitor']} {save.best:.4f}")
     return learn
 
@@ -370,8 +374,9 @@ def stopped(out:Path, # The run folder
 def _open_data(p:RunPlan)->RunPlan:
     "The plan with its cache opened and, for bands at their depth, their statistics over the training split"
     cfg, d = p.cfg, p.data
-    cache = seg_cache(d.root, p.fns, d.label_fn(p.use), None if cfg['cache'] is True else cfg['cache'], cfg['item_sz'],
-                      checked=p.codes if cfg['check'] else None, reader=d.reader, imagery=d.imagery) if cfg['cache'] else None
+    cache = None if not cfg['cache'] else seg_cache(
+        d.root, p.fns, d.label_fn(p.use), None if cfg['cache'] is True else cfg['cache'], cfg['item_sz'],
+        checked=p.codes if cfg['check'] else None, reader=d.reader, imagery=d.imagery)
     if not d.imagery.plain:   # once for the run (recorded in config.json, carried by model.pkl)
         d.stats = band_stats([p.fns[i] for i in p.splits[0]], d.imagery.bands, cache, nodata=d.imagery.nodata)
         print0(f"{d.imagery}: bands scaled by their lowest and highest values over the training split, "
@@ -412,15 +417,16 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
     print0(f"precision: {precision_note(cfg['precision'], rank_device())}")
     if p.ck is not None:
         m = p.ck['meta']
-        print0(f"resuming {out} after epoch {m['epoch'] + 1}/{m['n_epoch']} of stage {m['stage']} ({p.stages[m['stage']]['name']})")
+        print0(f"resuming {out} after epoch {m['epoch'] + 1}/{m['n_epoch']} of stage {m['stage']} "
+               f"({p.stages[m['stage']]['name']})")
     if rank == 0:
-        (out/'config.json').write_text(json.dumps(dict(cfg, data=str(p.data.file or p.data.root), dataset=p.data.to_dict(),
-                                                       void=p.void, world_size=max(1, num_distrib()),
-                                                       weights_from=p.weights_from), indent=1, default=str))
+        rec = dict(cfg, data=str(p.data.file or p.data.root), dataset=p.data.to_dict(), void=p.void,
+                   world_size=max(1, num_distrib()), weights_from=p.weights_from)
+        (out/'config.json').write_text(json.dumps(rec, indent=1, default=str))
         if p.ck is not None: trim_log(out/'metrics.csv', p.ck['meta'])
     if cfg['weights'] == 'median_freq':
-        p = dataclasses.replace(p, weights=class_weights(stage_dls(p, p.stages[0], bs=1, num_workers=0, crop=False, aug=None),
-                                                         'median_freq', p.void))
+        dls0 = stage_dls(p, p.stages[0], bs=1, num_workers=0, crop=False, aug=None)
+        p = dataclasses.replace(p, weights=class_weights(dls0, 'median_freq', p.void))
         tm('class weights')
     else: p = dataclasses.replace(p, weights=cfg['weights'])
     try:
