@@ -150,17 +150,16 @@ default_config = {o.key: o.default for o in run_options if o.key}   # a key two 
 
 # %% ../nbs/04d_config.ipynb #f1f27ad4
 def options_table(opts:tuple=run_options, # The options (`run_options`)
-                 )->str: # A markdown table: flag, config key, default, help
+                 )->str: # A markdown table: flag (none for a config file's key only), config key, default, help
     "The options as the docs show them, each from its one declaration"
     p = argparse.ArgumentParser(add_help=False)   # the shared builders' help, read from their parser
     for b in dict.fromkeys(o.add for o in opts if o.add): b(p)
     shared = {a.option_strings[0]: a.help for a in p._actions}
     rows = ['| option | config key | default | what it does |', '|---|---|---|---|']
     for o in opts:
-        if o.flag is None: continue
         d = '' if o.key is None else f"`{o.default}`" if o.key != 'stages' else 'the seed\'s'
         h = (o.help if o.add is None else shared[o.flag]).replace('|', '\\|')
-        rows.append(f"| `{o.flag}` | {f'`{o.key}`' if o.key else ''} | {d} | {h} |")
+        rows.append(f"| {f'`{o.flag}`' if o.flag else ''} | {f'`{o.key}`' if o.key else ''} | {d} | {h} |")
     return '\n'.join(rows)
 
 # %% ../nbs/04d_config.ipynb #3ef0f824
