@@ -237,11 +237,14 @@ def spec_splitter(spec:DataSpec, # A data set's description
 
 # %% ../nbs/01a_check.ipynb #e1da81a2
 def valid_split(spec:DataSpec, # A data set's description
+                splits:tuple|None=None, # Its split already made and checked (a run's plan): not made again
                )->str: # How validation is chosen, for the check's summary
     "The validation images of `spec` as training picks them without a `valid:` split (`valid.txt`, else at random), checked as training checks them"
     fns = L(spec_files(spec))
-    t, v = spec_splitter(spec, fns)(fns)   # a valid.txt line that is not an image: the DataError training gives
-    check_split((t, v), len(fns), str(spec.file or spec.root))
+    if splits is None:
+        splits = spec_splitter(spec, fns)(fns)   # a valid.txt line that is not an image: the DataError training gives
+        check_split(splits, len(fns), str(spec.file or spec.root))
+    t, v = splits
     if spec.has_valid: return ''
     choose = f'a valid: split in {spec.file} chooses them)' if spec.file else 'list them in valid.txt to choose)'
     vt = spec.root/'valid.txt'

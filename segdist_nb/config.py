@@ -6,19 +6,24 @@ Docs: https://segdist.github.io/segdist_nb/config.html.md"""
 
 # %% ../nbs/04d_config.ipynb #546fad6d
 from __future__ import annotations
+import argparse, dataclasses
 from pathlib import Path
+from typing import Callable
 import yaml
 from fastcore.all import *
 from .augment import aug_presets
+from .describe import layout_options
+from .cache import parse_size
+from .model import precision_option
 from .losses import check_loss
-from .decoders import check_decoder
-from .compiled import compile_backends
+from .decoders import check_decoder, decoders
+from .compiled import compile_backends, compile_option
 from .distributed import comm_hooks, print0
-from .track import check_track
+from .track import check_track, track_choices
 
 # %% auto #0
-__all__ = ['seed_stages', 'stage_keys', 'default_config', 'keep_choices', 'monitor_choices', 'scale_stages', 'check_config',
-           'load_config']
+__all__ = ['seed_stages', 'stage_keys', 'keep_choices', 'monitor_choices', 'run_options', 'default_config', 'Option',
+           'switch_option', 'options_table', 'scale_stages', 'check_config', 'load_config']
 
 # %% ../nbs/04d_config.ipynb #a7b94776
 seed_stages = [
@@ -28,44 +33,134 @@ seed_stages = [
 ]
 stage_keys = {'name', 'sz', 'bs', 'epochs', 'lr', 'pct_start', 'wd', 'freeze', 'crop'}
 
-default_config = dict(
-    data=None,              # data set: a folder (its data.yaml, or images/, labels/, codes.txt) or a data.yaml; None = the synthetic demo set in data/synth
-    images=None,            # image folder of today's layout, relative to the data set root (default 'images')
-    labels=None,            # mask path template of today's layout, relative to the root (`MaskPath`; default 'labels/{stem}_P{suffix}')
-    arch='resnet34',        # encoder: a torchvision ResNet, any timm model whose features are a chain of stages, or 'timm:NAME'
-    decoder='unet',         # an SMP architecture (unet, fpn, deeplabv3plus, segformer, ...) or fastai (the seed's self-attention DynamicUnet)
-    aug=None,               # augmentation preset: seed (any orientation: tiles), scene (a fixed up), none; default the data set's aug:, else seed
-    pretrained=True,        # True/imagenet (the encoder's ImageNet weights, fetched and cached), false, a weights file, a timm tag, or an earlier run (chapter 02f)
-    trust_pickle=False,     # open a model.pkl named by pretrained: a pickle runs any code it holds (chapter 02ef)
-    void=None,              # void class, index or name; default: the data set's (void: in data.yaml)
-    weights=None,           # class weights: a list, 'median_freq' or None
-    ignore_void=False,      # also leave void pixels out of the loss
-    loss='ce',              # ce (the seed's), dice, focal, or a sum such as ce+dice
-    loss_weights=None,      # weights of a sum's terms, e.g. [1.0, 0.5]; default 1 each
-    precision='auto',       # auto, fp32, fp16, bf16
-    seed=42,
-    valid_suffix=None,      # the seed's split rule: stem suffix ...
-    valid_names=None,       # ... and/or names (a list, or a file with one per line); None and None = valid.txt
-    item_sz=None,           # resize items first (images of different sizes); also the cache's storage size
-    cache=True,             # decode-once cache: True (beside the data set, else in the user's cache folder), a folder, or False (decode the files every epoch: --no-cache)
-    num_workers=None,       # DataLoader worker processes per process; None = none with a cache (a thread gathers), else `default_workers()`
-    check=True,             # check the data set before training
-    monitor='valid_loss',   # what picks each stage's best weights and the final model: valid_loss (the seed's) or a metric (miou, ...)
-    accum=1,                # batches per optimizer step (gradient accumulation, one all-reduce per step)
-    comm_hook=None,         # gradient compression for the all-reduce: None, 'fp16', 'bf16' or 'powersgd'
-    powersgd_rank=1,        # PowerSGD's approximation rank
-    powersgd_warmup=10,     # steps of plain all-reduce before PowerSGD starts, in each stage
-    channels_last=True,     # model and batches in channels-last memory format (faster on CPUs and GPUs)
-    compile=False,          # compile the U-Net: False, True (inductor) or a backend name (aot_eager: graph capture only)
-    sync_bn=False,          # synchronise BatchNorm statistics across processes (small per-GPU batches)
-    timeout=30,             # minutes a collective waits for every rank before the run stops (the group's timeout)
-    track=None,             # experiment trackers: a list of wandb, mlflow, tensorboard (or 'wandb,mlflow') (04ca)
-    track_online=False,     # W&B logs online (else offline into the run folder, unless WANDB_MODE says otherwise)
-    tensorboard=False,      # the older spelling of track: [tensorboard] (TensorBoard events in the run folder's tb/)
-    keep='final',           # what a finished run keeps: 'final' (model.pkl), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)
-    synth_n=200,            # size of the synthetic demo set when it is made
-    stages=seed_stages,
+
+# %% ../nbs/04d_config.ipynb #b9fd637e
+@dataclasses.dataclass(frozen=True)
+class Option:
+    "One option of a run, declared once: the parser, `default_config`, `check_config` and the docs' table come from it"
+    flag:str|None # The command line's spelling (`--epochs-scale`); None: a config file's key only
+    key:str|None=None # The config key it sets; None: the command line's own (`--out`, `--resume`, ...)
+    default:object=None # `default_config`'s value of `key`; for the command line's own, the parser's default
+    help:str|None=None # What it does: the parser's help and the docs' table (None: its builder's, `add`)
+    type:Callable|None=None # argparse's `type` of the command line's text (int, float, str.lower)
+    choices:tuple|None=None # The values it takes: the parser's and `check_config`'s (and None when the default)
+    low:int|None=None # The least number it takes on the command line
+    parse:Callable|None=None # Makes the config's value from the command line's text (`--weights 1,2` -> [1., 2.])
+    kw:tuple=() # argparse's other arguments, as pairs: `(('action', 'store_const'), ('const', False))`
+    add:Callable|None=None # The builder the other commands share, which adds the flag (`precision_option`)
+    @property
+    def dest(self)->str: return self.flag[2:].replace('-', '_') if self.flag else self.key
+
+def switch_option(flag:str, key:str|None, value:bool, help:str, default:bool|None=None)->Option:
+    "An option whose flag alone sets `key` to `value` (`--no-check`: check=False)"
+    return Option(flag, key, ifnone(default, not value), help, kw=(('action', 'store_const'), ('const', value)))
+
+# %% ../nbs/04d_config.ipynb #3b72a846
+def _pretrained(v): return {'false': False, 'none': False, 'true': True}.get(v.lower(), v)
+def _class_weights(v):
+    w = v.lower()
+    return None if w == 'none' else 'median_freq' if w == 'median_freq' else [float(o) for o in v.split(',')]
+def _loss_weights(v):
+    try: return [float(o) for o in v.split(',')]
+    except ValueError: raise ValueError(f'--loss-weights {v!r}: give comma-separated numbers, e.g. 1,0.5') from None
+
+keep_choices = ('final', 'stages', 'all')
+monitor_choices = ('valid_loss', 'train_loss', 'acc_all', 'acc_clss', 'miou', 'dice', 'fwiou')   # recorder's columns
+_O, _S = Option, switch_option
+run_options = (
+    _O('--config', help='YAML/JSON file with keys of default_config (stages, arch, ...)'),
+    _O('--data', 'data', help='data set: a folder (its data.yaml, or images/, labels/, codes.txt) or a data.yaml; '
+                             'default: synthetic demo set in data/synth'),
+    _O('--images', 'images', add=layout_options), _O('--labels', 'labels', add=layout_options),
+    _O('--out', help='run folder; default runs/<start time>, the same for every rank'),
+    _S('--resume', None, True, 'continue the run in --out from its last finished epoch (the one before, when the '
+                               'last checkpoint cannot be read)'),
+    _S('--restart', None, True, 'start the run in --out again from scratch: what the earlier run wrote there is '
+                                'removed'),
+    _O('--arch', 'arch', 'resnet34', "encoder: a torchvision ResNet (resnet34, the default), a timm model "
+                                     "(convnext_tiny, efficientnet_b0, ...) or 'timm:NAME'"),
+    _O('--decoder', 'decoder', 'unet', f"an architecture of segmentation_models.pytorch: {', '.join(decoders[1:])} "
+                                       "(default unet), or fastai (the seed's self-attention DynamicUnet)",
+       type=str.lower, choices=decoders, kw=(('metavar', 'DECODER'),)),
+    _O('--aug', 'aug', None, "augmentation preset: seed (the seed's: any orientation, for tiles), scene (a fixed up: "
+                             "horizontal flips, scale jitter), none; default the data set's aug:, else seed",
+       choices=tuple(aug_presets)),
+    _O('--pretrained', 'pretrained', True, "true (the default: the encoder's ImageNet weights, fetched into torch's "
+       "or the Hugging Face cache, read from it offline), false (from scratch), a weights file, a timm tag "
+       "(resnet50.a1_in1k) or hf-hub:REPO, or an earlier run's folder or model.pkl (fine-tuning)", parse=_pretrained),
+    _S('--trust-pickle', 'trust_pickle', True, "open a model.pkl named by --pretrained: a pickle runs any code it "
+       "holds, so only for a file you trust (a run's model folder opens without pickle)"),
+    _O('--loss', 'loss', 'ce', "ce (the seed's weighted cross-entropy), dice, focal, or a sum such as ce+dice"),
+    _O('--loss-weights', 'loss_weights', None, "weights of a sum's terms, comma-separated (e.g. 1,0.5 for ce+dice); "
+                                               "default 1 each", parse=_loss_weights),
+    _O('--monitor', 'monitor', 'valid_loss', "what picks each stage's best weights and the final model (default "
+                                             "valid_loss, the seed's)", choices=monitor_choices),
+    _O('--void', 'void', None, "void class: index or name; default the data set's (void: in data.yaml)"),
+    _O('--weights', 'weights', None, "class weights: 'median_freq', 'none' or comma-separated numbers",
+       parse=_class_weights),
+    _O(None, 'ignore_void', False, 'also leave void pixels out of the loss'),
+    _O('--precision', 'precision', 'auto', add=precision_option),
+    _O('--bs', help='batch size per process, for every stage', type=int, low=1),
+    _O('--epochs-scale', None, 1., "multiply every stage's epochs (at least 1)", type=float),
+    _O('--sz-scale', None, 1., "multiply every stage's size", type=float),
+    _O('--lr-scale', None, 1., 'multiply every learning rate (e.g. by the process count)', type=float),
+    _O('--stages', help='comma-separated names of the stages to run (default: all)'),
+    _O('--valid-suffix', 'valid_suffix', None, "the seed's split: a file stem ending with this is in validation "
+                                               "(e.g. 0)"),
+    _O('--valid-names', 'valid_names', None, "the seed's split: file of names (one per line) whose paths are in "
+                                             "validation (in a config: a list too)"),
+    _O('--seed', 'seed', 42, 'the random seed', type=int),
+    _O('--num-workers', 'num_workers', None, 'DataLoader worker processes per process (default: none with --cache, '
+       'where a thread gathers the batches; else 0 on CPU, cores per GPU on GPUs, at most 8)', type=int, low=0),
+    _O('--cache', 'cache', True, "where the decode-once cache goes (the default: DATA/.segdist_cache, or the user's "
+       "cache folder where DATA cannot be written)", kw=(('nargs', '?'), ('const', True), ('metavar', 'DIR'))),
+    _S('--no-cache', 'cache', False, 'decode the image files every epoch instead of once into the cache', True),
+    _O('--item-sz', 'item_sz', None, "resize every item to 'S' or 'H,W' first (images of different sizes); the "
+                                     "cache's storage size", parse=parse_size),
+    _S('--no-check', 'check', False, 'skip the data check'),
+    _O('--accum', 'accum', 1, 'batches per optimizer step: gradient accumulation, with one all-reduce per step',
+       type=int, low=1),
+    _O('--comm-hook', 'comm_hook', None, "compress gradients for the all-reduce (powersgd: for slow links between "
+                                         "nodes)", choices=tuple(o for o in comm_hooks if o)),
+    _O('--powersgd-rank', 'powersgd_rank', 1, "PowerSGD's approximation rank (default 1)", type=int, low=1),
+    _O('--powersgd-warmup', 'powersgd_warmup', 10, 'steps of plain all-reduce before PowerSGD starts, in each stage '
+                                                   '(default 10)', type=int, low=0),
+    _S('--no-channels-last', 'channels_last', False, 'keep the default memory layout (channels-last is on: faster '
+                                                     'on CPUs and GPUs)'),
+    _O('--compile', 'compile', False, add=lambda p: compile_option(p, 'the U-Net')),
+    _O('--timeout', 'timeout', 30, 'minutes a collective waits for every rank before the run stops (default 30)',
+       type=float),
+    _S('--sync-bn', 'sync_bn', True, "synchronise BatchNorm statistics across processes (small per-GPU batches): "
+       "torch's SyncBatchNorm on GPUs (nccl), one all-reduce per layer on CPU processes"),
+    _O('--track', 'track', None, f"experiment trackers, comma-separated: {', '.join(track_choices)}; rank 0 logs the "
+       "config, each epoch's row, the plots and the model, offline by default: W&B into RUN/wandb, MLflow into "
+       "RUN/mlruns (or MLFLOW_TRACKING_URI), TensorBoard in RUN/tb", parse=lambda v: check_track(v, '--track')),
+    _S('--track-online', 'track_online', True, 'W&B logs online (default: offline, unless WANDB_MODE says '
+                                               'otherwise)'),
+    _S('--tensorboard', None, True, 'the older spelling of --track tensorboard'),
+    _O(None, 'tensorboard', False, "the older spelling of track: [tensorboard] (TensorBoard events in the run "
+                                   "folder's tb/)"),
+    _O('--keep', 'keep', 'final', "what a finished run keeps: 'final' (model.pkl, the default), 'stages' (+ each "
+                                  "stage's best weights), 'all' (+ the resume checkpoint)", choices=keep_choices),
+    _O(None, 'synth_n', 200, 'size of the synthetic demo set when it is made'),
+    _O(None, 'stages', seed_stages, "the stages: name, sz, bs, epochs, lr, and pct_start, wd, freeze, crop"),
 )
+default_config = {o.key: o.default for o in run_options if o.key}   # a key two flags set: the same default
+
+
+# %% ../nbs/04d_config.ipynb #f1f27ad4
+def options_table(opts:tuple=run_options, # The options (`run_options`)
+                 )->str: # A markdown table: flag (none for a config file's key only), config key, default, help
+    "The options as the docs show them, each from its one declaration"
+    p = argparse.ArgumentParser(add_help=False)   # the shared builders' help, read from their parser
+    for b in dict.fromkeys(o.add for o in opts if o.add): b(p)
+    shared = {a.option_strings[0]: a.help for a in p._actions}
+    rows = ['| option | config key | default | what it does |', '|---|---|---|---|']
+    for o in opts:
+        d = '' if o.key is None else f"`{o.default}`" if o.key != 'stages' else 'the seed\'s'
+        h = (o.help if o.add is None else shared[o.flag]).replace('|', '\\|')
+        rows.append(f"| {f'`{o.flag}`' if o.flag else ''} | {f'`{o.key}`' if o.key else ''} | {d} | {h} |")
+    return '\n'.join(rows)
 
 # %% ../nbs/04d_config.ipynb #3ef0f824
 def scale_stages(stages:list, # Stage dicts
@@ -95,9 +190,6 @@ def scale_stages(stages:list, # Stage dicts
     return out
 
 # %% ../nbs/04d_config.ipynb #c6678ce9
-keep_choices = ('final', 'stages', 'all')
-monitor_choices = ('valid_loss', 'train_loss', 'acc_all', 'acc_clss', 'miou', 'dice', 'fwiou')   # the recorder's columns
-
 def check_config(cfg:dict, # A config
                  where:str='config', # Where it came from, for messages
                 )->dict:
@@ -118,11 +210,12 @@ def check_config(cfg:dict, # A config
             if not ok: raise ValueError(f"{where}: stage {st['name']}: {k}={st[k]!r}: give {what}")
     if len(set(names)) != len(names): raise ValueError(f'{where}: stage names must be unique, got {names}')
     if not (isinstance(cfg['accum'], int) and cfg['accum'] >= 1): raise ValueError(f"{where}: accum={cfg['accum']!r}: give a whole number of batches, 1 or more")
-    if cfg['comm_hook'] not in comm_hooks: raise ValueError(f"{where}: comm_hook={cfg['comm_hook']!r}: choose one of {comm_hooks}")
     check_loss(cfg['loss'], cfg['loss_weights'])
     cfg['decoder'] = check_decoder(cfg['decoder'])
-    if cfg['aug'] is not None and cfg['aug'] not in aug_presets: raise ValueError(f"{where}: aug={cfg['aug']!r}: choose one of {', '.join(aug_presets)} (--aug)")
-    if cfg['monitor'] not in monitor_choices: raise ValueError(f"{where}: monitor={cfg['monitor']!r}: choose one of {monitor_choices} (--monitor)")
+    for o in run_options:   # the values each option takes (`run_options`)
+        v = cfg[o.key] if o.key else None
+        if o.key and o.choices and v not in o.choices and not (v is None and o.default is None):
+            raise ValueError(f"{where}: {o.key}={v!r}: choose one of {', '.join(map(str, o.choices))} ({o.flag})")
     if cfg['compile'] not in (False, True, *compile_backends): raise ValueError(f"{where}: compile={cfg['compile']!r}: choose true, false or one of {compile_backends} (--compile [BACKEND])")
     track = check_track(cfg['track'], where)
     if cfg['tensorboard']:   # the older key: said once, as it becomes track (a second check finds it false)
@@ -131,7 +224,6 @@ def check_config(cfg:dict, # A config
     cfg['track'] = track
     if not isinstance(cfg['track_online'], bool):
         raise ValueError(f"{where}: track_online={cfg['track_online']!r}: give true or false (--track-online)")
-    if cfg['keep'] not in keep_choices: raise ValueError(f"{where}: keep={cfg['keep']!r}: choose one of {keep_choices}")
     if not (isinstance(cfg['timeout'], (int, float)) and cfg['timeout'] > 0):
         raise ValueError(f"{where}: timeout={cfg['timeout']!r}: give the minutes a collective waits for every rank, "
                          f"above 0 (--timeout)")
@@ -139,6 +231,7 @@ def check_config(cfg:dict, # A config
 
 # %% ../nbs/04d_config.ipynb #225f04a6
 def load_config(fn:str|Path|None=None, # YAML/JSON file, or None for the defaults
+                check:bool=True, # Check it (`check_config`); `config_from_args` checks once, with the options
                )->dict:
     "`default_config` updated with the keys of `fn`"
     cfg = dict(default_config)
@@ -148,4 +241,4 @@ def load_config(fn:str|Path|None=None, # YAML/JSON file, or None for the default
         d = yaml.safe_load(fn.read_text()) or {}
         if not isinstance(d, dict): raise ValueError(f'{fn}: expected a mapping of config keys, got {type(d).__name__}')
         cfg.update(d)
-    return check_config(cfg, str(fn or 'config'))
+    return check_config(cfg, str(fn or 'config')) if check else cfg

@@ -119,7 +119,7 @@ def seg_spec(data, # A data set folder, a data.yaml, or a `DataSpec`
              images:str|None=None, # Image folder of today's layout (--images)
             )->DataSpec:
     "The description `seg_dls` and `train.py` use, with `codes` and `label_fn` given in Python put in"
-    spec = load_data(data, images=images, codes=codes)
+    spec = data if isinstance(data, DataSpec) else load_data(data, images=images, codes=codes)   # described once
     if label_fn is not None:
         if len(spec.splits) > 1: raise ValueError(f'label_fn= with the splits {list(spec.splits)} of {spec.file}: give each split its labels: there')
         tr = spec.splits['train']   # a new spec: the caller's is left as it was
@@ -134,6 +134,7 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
             codes:list|None=None, # Class names; default: the description's (`codes.txt`)
             label_fn:Callable|None=None, # Image path -> mask path; default: the description's (`MaskPath`)
             splitter:Callable|None=None, # Without a `valid` split: default `valid.txt`, else fastai's `RandomSplitter(0.2, seed=42)`
+            splits:tuple|None=None, # (train, valid) file indices already made and checked (a run's plan): not again
             item_sz:int|tuple|None=None, # Resize items to this size first (for images of different sizes)
             check:bool=True, # Check the splits used first (`check_spec`)
             images:str|None=None, # Image folder of today's layout, relative to the root (default 'images')
@@ -150,8 +151,10 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
     if check: check_spec(spec, splits=use, stats=st)
     if item_sz is None and not crop and len(st.get('sizes') or {}) > 1: raise DataError([sizes_message(st['sizes'])], str(spec.file or spec.root))   # crops are one size (the cache still needs one)
     fns = spec_files(spec)
-    splitter = spec_splitter(spec, fns, splitter)   # the check's rule: the description's valid: split decides
-    check_split(splitter(fns), len(fns), str(spec.file or spec.root))
+    if splits is None:
+        splits = spec_splitter(spec, fns, splitter)(fns)   # the check's rule: the description's valid: split decides
+        check_split(splits, len(fns), str(spec.file or spec.root))
+    splitter = lambda _: splits
     lf, im, aug = spec.label_fn(use), spec.imagery, ifnone(aug, spec.aug or 'seed')
     if cache is not None and cache is not False:
         kwargs.setdefault('num_workers', 0)   # a gather needs no worker processes: the loader's thread makes the batches (*Feeding a GPU*)
@@ -161,7 +164,7 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
         blocks = (TransformBlock(type_tfms=PILImage.create), TransformBlock(type_tfms=PILMask.create, item_tfms=AddMaskCodes(spec.codes)))   # fastai's image and mask blocks, without their `IntToFloatTensor`: `SegBatch` does it
         item_tfms, batch_tfms = [*([Resize(item_sz, method='squish')] if item_sz else []), *([RandomCrop(sz)] if crop else [])], [SegBatch(sz, aug)]
     else:
-        tr = spec.files('train') if spec.has_valid else list(L(fns)[splitter(fns)[0]])
+        tr = list(L(fns)[splits[0]])
         stats = ifnone(stats, getattr(spec, 'stats', None)) or band_stats(tr, im.bands, kwargs.get('cache'), nodata=im.nodata)   # a run computes them once (`DataSpec.stats`)
         blocks = (TransformBlock(type_tfms=BandReader(im.bands)), TransformBlock(type_tfms=mask_from_array, item_tfms=AddMaskCodes(spec.codes)))
         item_tfms = [*([ResizeBands(item_sz)] if item_sz else []), *([CropBands(sz)] if crop else [])]
@@ -285,7 +288,7 @@ def epoch_batches(dl, # The loader of the epoch: a `CacheDL`, or the `Distribute
     else: dl.randomize(); idxs = None
     dl.before_iter()
     if idxs is None: idxs = dl.get_idxs()
-    dl._DataLoader__idxs = idxs   # fastai's attribute for the epoch's order, which `DataLoader.sample` reads
+    dl.epoch_idxs = idxs   # the epoch's order, from fastai's hooks (`randomize`, `before_iter`, `get_idxs`)
     if f.cache is not None and f.prefetch and not nw:
         torch.empty((), dtype=torch.int64).random_()   # the draw of torch's loader iterator (its base seed): the run's random stream is as without the thread
         batches = f.prefetcher(dl.create_batches(dl.sample()))
@@ -331,7 +334,7 @@ def _then_next_epoch(dl, batches:Iterator)->Iterator:
 def epoch_sample(dl)->Iterator:
     "fastai's `DataLoader.sample`: the epoch's order, read from shared memory in a kept worker process"
     kept = get_worker_info() is not None and getattr(dl, '_order', None) is not None
-    idxs = dl._order.tolist() if kept else dl._DataLoader__idxs
+    idxs = dl._order.tolist() if kept else dl.epoch_idxs   # the order `epoch_batches` drew, not fastai's private one
     return (b for i, b in enumerate(idxs) if i // (dl.bs or 1) % dl.num_workers == dl.offs)
 
 # %% ../nbs/01c_dls.ipynb #99e33b2d

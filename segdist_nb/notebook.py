@@ -75,7 +75,7 @@ if __name__ == '__main__' and '__file__' in globals(): nb_worker(sys.argv[1])  #
 # %% ../nbs/05e_notebook.ipynb #122a501e
 def _train_proc(cfg:dict, out:Path, resume:bool, restart:bool=False):
     "What each process of `train_nb` runs: the recipe"
-    train(cfg, out, resume, restart=restart)
+    run_recipe(cfg, out, resume, restart=restart)   # `train_nb` checked the config
 
 def train_nb(cfg:dict|str|Path|None=None, # A config (see `default_config`), or a YAML/JSON file of one; default the seed's
              out:str|Path|None=None, # Run folder; default runs/<start time>
@@ -93,8 +93,8 @@ def train_nb(cfg:dict|str|Path|None=None, # A config (see `default_config`), or 
     out = Path(ifnone(out, Path('runs')/run_name())).absolute()   # train.py's default name (one process here)
     launch_nb(_train_proc, cfg, out, resume, restart, cpus=cpus, gpus=gpus, threads=threads, timeout=timeout)
     learn = read_learner(out/'model.pkl', cpu=cpus is not None or not torch.cuda.is_available(), trust_pickle=True)   # the run just written
-    learn.dls = stage_dls(dict(cfg, num_workers=0 if cfg['num_workers'] is None else cfg['num_workers']), cfg['stages'][-1],
-                          run_data(cfg)).to(learn.dls.device)
+    p = plan_data(dict(cfg, check=False, num_workers=ifnone(cfg['num_workers'], 0)))   # the run's data, split and size
+    learn.dls = stage_dls(p, p.stages[-1]).to(learn.dls.device)
     learn.run_dir = out
     if validate:
         with learn.no_bar(): learn.validate()

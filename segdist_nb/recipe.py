@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/recipe.html.md"""
 
 # %% ../nbs/04e_recipe.ipynb #6cf3fba7
 from __future__ import annotations
-import csv, json, os, shutil, sys, time
+import csv, dataclasses, json, os, shutil, sys, time
 from collections import Counter
 from pathlib import Path
 import numpy as np, torch, torchvision, yaml
@@ -37,21 +37,30 @@ from .config import *
 from .modelfile import SavedModel
 
 # %% auto #0
-__all__ = ['stage_dls', 'run_data', 'one_size', 'RunError', 'data_changes', 'plan_run', 'run_stage', 'final_metrics', 'stopped',
-           'train']
+__all__ = ['plan_split', 'run_data', 'one_size', 'check_run_data', 'RunPlan', 'plan_data', 'stage_dls', 'RunError',
+           'data_changes', 'check_batches', 'check_model', 'resume_from', 'check_folder', 'plan_run', 'stage_start',
+           'run_stage', 'final_metrics', 'stopped', 'run_recipe', 'train']
 
 # %% ../nbs/04e_recipe.ipynb #c7869a6c
 def _splitter(cfg:dict):
-    "The split the config asks for: the seed's rule, or None (valid.txt / random)"
+    "The split the config asks for: the seed's rule, or None (the description's valid: split, valid.txt, random)"
     names, sfx = cfg['valid_names'], cfg['valid_suffix']
     if names is None and sfx is None: return None
     if isinstance(names, (str, Path)): names = [l.strip() for l in Path(names).read_text().splitlines() if l.strip()]
     return SeedSplitter(names or [], sfx)
 
-def stage_dls(cfg:dict, st:dict, data:DataSpec, cache=None)->DataLoaders:
-    "The stage's `DataLoaders` (`plan_run` has checked the data and the split), from the cache when there is one"
-    return seg_dls(data, sz=st['sz'], bs=st['bs'], splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
-                   num_workers=ifnone(cfg['num_workers'], 0 if cache else default_workers()), cache=cache, crop=st.get('crop', False), aug=cfg['aug'])
+def plan_split(cfg:dict, # A checked config
+               spec:DataSpec, # The data set's description (`run_data`)
+               fns:list, # Its image files, train's then valid's (`spec_files`)
+              )->tuple: # (train indices, valid indices) into `fns`
+    "The run's split, made and checked once: the description's `valid:` split decides, else the config's rule"
+    if spec.has_valid and (cfg['valid_suffix'] is not None or cfg['valid_names'] is not None):
+        raise ValueError(f"--valid-suffix/--valid-names and the valid: split of {spec.file}: use one of them")
+    sp = _splitter(cfg)
+    splits = spec_splitter(spec, fns, sp)(fns)   # the check's rule and seg_dls's
+    check_split(splits, len(fns), str(spec.file or spec.root))
+    if sp is None and (how := valid_split(spec, splits)): print0(f'split:{how}')   # validation held out of train: said
+    return splits
 
 # %% ../nbs/04e_recipe.ipynb #9b5e1365
 def run_data(cfg:dict)->DataSpec:
@@ -80,6 +89,72 @@ def one_size(stages:list, # The run's stages
            f"as fastai's Resize(method='squish') does (--item-sz H,W to choose another size)")
     return sz
 
+# %% ../nbs/04e_recipe.ipynb #5fd351b6
+def check_run_data(cfg:dict, # A checked config
+                   spec:DataSpec, # The data set's description
+                   use:list, # The splits the run reads
+                   fns:list, # Their image files
+                  )->dict: # What the check counted (`check_spec`'s `stats`); empty when it did not run
+    "The data check, on rank 0 alone (the others would repeat its reads; the launcher stops them when it fails)"
+    st = {}
+    if not cfg['check'] or rank_distrib() != 0: return st
+    sz = None if cfg['cache'] is True else cfg['cache']
+    if cfg['cache'] and cache_checked(spec.root, spec.codes, fns, spec.label_fn(use), sz, cfg['item_sz'], spec.reader,
+                                      spec.imagery):
+        print0('data check: the cache of these files records that they passed it; not read again')
+    else: check_spec(spec, splits=use, stats=st)
+    return st
+
+@dataclasses.dataclass
+class RunPlan:
+    "A run decided before anything is written: the config as run, the data, its split, the model, the run folder"
+    cfg:dict # The checked config, with the items' size decided (`item_sz`): a new dict, the caller's is left as it was
+    data:DataSpec # The data set's description, made once (`run_data`)
+    use:list # The splits of the description the run reads
+    fns:list # Their image files, train's then valid's
+    splits:tuple # (train indices, valid indices) into `fns`, made and checked once (`plan_split`)
+    void:int|None # The void class's index
+    out:Path|None=None # The run folder
+    meta:dict|None=None # What a checkpoint records of the model: arch, decoder, n_classes, pretrained weights' source
+    ck:dict|None=None # The checkpoint the run resumes from
+    reuse:bool=False # Rank 0 reuses the folder of a run that stopped before its first epoch ended
+    cache:object=None # The decode-once cache (`SegCache`), opened by `train` after the checks
+    weights:list|None=None # The loss's class weights (`train` computes median_freq ones)
+    @property
+    def codes(self)->list: return self.data.codes
+    @property
+    def stages(self)->list: return self.cfg['stages']
+    @property
+    def weights_from(self)->dict|None: return None if self.meta is None else self.meta['weights']
+
+def plan_data(cfg:dict, # A checked config (`check_config`)
+             )->RunPlan:
+    "The data part of a run's plan: the description, its check, the items' size and the split, each made once"
+    spec = run_data(cfg)
+    use = ['train'] + (['valid'] if spec.has_valid else [])
+    fns = spec_files(spec)
+    st = check_run_data(cfg, spec, use, fns)
+    if not fns:
+        raise DataError([f"{spec.splits['train'].images} holds no image files: put the images there, or pass --images"],
+                        str(spec.root))
+    sz = cfg['item_sz']
+    if sz is None and (cfg['cache'] or not all(s.get('crop') for s in cfg['stages'])):   # crops: one size; a cache: one
+        sz = one_size(cfg['stages'], st.get('sizes') or _sizes(fns))
+    void = void_idx(ifnone(cfg['void'], spec.void), spec.codes)
+    return RunPlan(dict(cfg, item_sz=sz), spec, use, fns, plan_split(cfg, spec, fns), void)
+
+# %% ../nbs/04e_recipe.ipynb #25795a45
+def stage_dls(plan:RunPlan, # The run's plan (`plan_data`, `plan_run`)
+              st:dict, # One of its stages
+              **kwargs, # `seg_dls` arguments instead of the plan's (e.g. `bs`, `num_workers`)
+             )->DataLoaders:
+    "The stage's `DataLoaders` from the plan's description, split, item size and cache: none of them made again"
+    cfg = plan.cfg
+    nw = ifnone(cfg['num_workers'], 0 if plan.cache else default_workers())
+    kw = dict(sz=st['sz'], bs=st['bs'], splits=plan.splits, item_sz=cfg['item_sz'], check=False, num_workers=nw,
+              cache=plan.cache, crop=st.get('crop', False), aug=cfg['aug'])
+    return seg_dls(plan.data, **{**kw, **kwargs})
+
 # %% ../nbs/04e_recipe.ipynb #6c8ab4ba
 class RunError(ValueError):
     "A problem with the inputs of a run (data, config, checkpoint, run folder), found before anything is written"
@@ -99,136 +174,172 @@ def data_changes(out:Path, # A run folder
     return diffs
 
 # %% ../nbs/04e_recipe.ipynb #b5c0777c
-def plan_run(cfg:dict, # A config (see `default_config`)
+def check_batches(stages:list, # The run's stages
+                  n:int, # Items in the training split
+                 ):
+    "Every rank a whole batch at every stage (chapter 04_distributed)"
+    for st in stages:
+        try: check_shards(n, st['bs'], max(1, num_distrib()), drop_last=True)
+        except ValueError as e: raise ValueError(f"stage {st['name']}: {e}") from None
+
+def check_model(cfg:dict, # A checked config
+                spec:DataSpec, # The data set's description
+               )->dict: # What a checkpoint records of the model (`meta`): arch, decoder, n_classes, weights
+    "The encoder, the stages' sizes, the class weights, then the pretrained weights, fetched and checked to fit"
+    arch, dec, codes = cfg['arch'], cfg['decoder'], spec.codes
+    timm_name(arch)   # an unknown encoder is refused first
+    if dec != 'fastai':   # sizes the decoder cannot take are refused now, not at a later stage
+        check_sizes(dec, arch, {f"stage {st['name']}": st['sz'] for st in cfg['stages']}, spec.imagery.n_in)
+    check_weights(cfg['weights'], codes)
+    pw = fetch_weights(find_weights(cfg['pretrained'], arch, dec, cfg['trust_pickle']))   # each node's first process
+    check_pretrained(pw, arch, dec, len(codes), spec.imagery.n_in)   # weights that do not fit are refused now
+    return dict(arch=arch, decoder=dec, n_classes=len(codes), weights=weights_record(pw, codes))
+
+def resume_from(out:Path, # The run folder
+                n_stages:int, # The config's number of stages
+                spec:DataSpec, # This run's data set
+                meta:dict, # This run's model (`check_model`)
+                restarted:bool=False, # torch elastic restarted the run: a missing checkpoint is no error
+               )->dict|None: # The checkpoint; None when a restarted run has none
+    "The checkpoint a resumed run continues from, checked against this run's model, stages and data"
+    ck_fn = out/'ckpt'/'last.pth'
+    ck, why = resume_point(ck_fn)
+    if ck is not None:
+        if why: print0(f'{why}: resuming from the checkpoint of the epoch before ({prev_path(ck_fn).name})')
+        m = ck['meta']
+        was = (m['arch'], m.get('decoder', 'fastai'), m['n_classes'])   # checkpoints from before decoders: fastai's
+        if was != (meta['arch'], meta['decoder'], meta['n_classes']):
+            raise ValueError(f"{ck_fn} was trained with {was[0]} under decoder {was[1]} on {was[2]} classes; this run "
+                             f"has {meta['arch']} under {meta['decoder']} on {meta['n_classes']}: resume with the same "
+                             f"config, or start a new --out")
+        if m['stage'] >= n_stages:
+            raise ValueError(f"{ck_fn} is from stage {m['stage']}, but this config has {n_stages} stages: "
+                             f"resume with the same stages")
+        if diffs := data_changes(out, spec):
+            raise ValueError(f"--resume: the run in {out} trained on other data than this run's: " + '; '.join(diffs) +
+                             f". Resume with the data set it started with, or start a new --out (to train on this data "
+                             f"from that run's weights: --pretrained {out})")
+    elif ck_fn.exists() or prev_path(ck_fn).exists():
+        raise ValueError(f'{why}, and no readable checkpoint of an earlier epoch is kept: start the run again in this '
+                         f'folder with --restart, or choose another --out')
+    elif (out/'final.json').exists():
+        raise FileExistsError(f'the run in {out} has finished (final.json) and kept no checkpoint: there is nothing to '
+                              f'resume; train it again in this folder with --restart, or choose another --out')
+    elif not restarted:
+        if (out/'config.json').exists():
+            raise FileNotFoundError(f'--resume: the run in {out} stopped before its first epoch ended: there is no '
+                                    f'checkpoint ({ck_fn}) to resume from; start it again without --resume '
+                                    f'(the folder is reused)')
+        raise FileNotFoundError(f'--resume: {out} holds no run to resume (no {ck_fn}): start without --resume')
+    return ck
+
+def check_folder(out:Path, # The run folder
+                 resume:bool=False, # The run continues the one in `out`
+                 restart:bool=False, # The run starts the one in `out` again
+                )->bool: # Rank 0 reuses `out`: its run stopped before its first epoch ended
+    "Whether the run may write in `out`, checked on rank 0 alone (it writes config.json; the launcher stops the others)"
+    if rank_distrib(): return False
+    if out.exists() and not out.is_dir(): raise NotADirectoryError(f'run folder {out} is a file: choose another --out')
+    ran = (out/'config.json').exists()
+    reuse = not (resume or restart) and ran and not run_has_epochs(out)   # nothing to resume: the folder is reused
+    if not (resume or restart or reuse) and ran:
+        raise FileExistsError(f'run folder {out} already holds a run: pass --resume to continue it, --restart to start '
+                              f'it again in this folder, or choose another --out')
+    if is_output(out) and (by := json.loads((out/output_marker).read_text()).get('by')) != 'train.py':
+        raise FileExistsError(f'{out} holds the outputs of {by}: choose another --out')
+    return reuse
+
+def plan_run(cfg:dict, # A checked config (see `default_config`, `check_config`)
              out:Path, # The run folder
              resume:bool=False, # Continue from `out/ckpt/last.pth`
-             restarted:bool=False, # torch elastic restarted the run (`group_restarted`): resume from the checkpoint if there is one
+             restarted:bool=False, # torch elastic restarted the run (`group_restarted`): resume from its checkpoint
              restart:bool=False, # Start the run in `out` again from scratch (`train` removes what it left)
-            )->AttrDict:
-    "Check everything the run needs, before anything is written: data, classes, split, weights, batch sizes, checkpoint"
-    if resume and restart: raise ValueError('--resume and --restart: choose one (continue the run in --out, or start it again there)')
-    spec = run_data(cfg)
-    codes, use = spec.codes, ['train'] + (['valid'] if spec.has_valid else [])
-    if spec.has_valid and (cfg['valid_suffix'] is not None or cfg['valid_names'] is not None):
-        raise ValueError(f"--valid-suffix/--valid-names and the valid: split of {spec.file}: use one of them")
-    # rank 0 alone reads every file: the other ranks would repeat the same reads, and if rank 0 finds a problem the
-    # launcher stops them
-    fns = [f for s in use for f in spec.files(s)]
-    st = {}
-    if cfg['check'] and rank_distrib() == 0:
-        if cfg['cache'] and cache_checked(spec.root, codes, fns, spec.label_fn(use), None if cfg['cache'] is True else cfg['cache'], cfg['item_sz'], spec.reader, spec.imagery):
-            print0('data check: the cache of these files records that they passed it; not read again')
-        else: check_spec(spec, splits=use, stats=st)
-    if not fns: raise DataError([f"{spec.splits['train'].images} holds no image files: put the images there, or pass --images"], str(spec.root))
-    if cfg['item_sz'] is None and (cfg['cache'] or not all(s.get('crop') for s in cfg['stages'])):   # crops from the files are one size; a cache needs one
-        cfg['item_sz'] = one_size(cfg['stages'], st.get('sizes') or _sizes(fns))
-    void = void_idx(ifnone(cfg['void'], spec.void), codes)
-    arch = cfg['arch']
-    timm_name(arch)   # an unknown encoder is refused first
-    if cfg['decoder'] != 'fastai':   # sizes it cannot take are refused now, not at a later stage
-        check_sizes(cfg['decoder'], arch, {f"stage {st['name']}": st['sz'] for st in cfg['stages']}, spec.imagery.n_in)
-    check_weights(cfg['weights'], codes)
-    splits = spec_splitter(spec, fns, _splitter(cfg))(fns)   # the check's rule and seg_dls's: the description's valid: split decides
-    check_split(splits, len(fns), str(spec.file or spec.root))
-    if _splitter(cfg) is None and (how := valid_split(spec)): print0(f'split:{how}')   # validation held out of train: said, as the check says it
-    ws = max(1, num_distrib())
-    for st in cfg['stages']:   # every rank a whole batch, at every stage (chapter 04_distributed)
-        try: check_shards(len(splits[0]), st['bs'], ws, drop_last=True)
-        except ValueError as e: raise ValueError(f"stage {st['name']}: {e}") from None
-    pw = fetch_weights(find_weights(cfg['pretrained'], arch, cfg['decoder'], cfg['trust_pickle']))   # after the cheap checks: fetched now, by each node's first process (chapter 02f)
-    check_pretrained(pw, arch, cfg['decoder'], len(codes), spec.imagery.n_in)   # weights that do not fit are refused now
-    ck, meta, ck_fn = None, dict(arch=cfg['arch'], decoder=cfg['decoder'], n_classes=len(codes), weights=weights_record(pw, codes)), out/'ckpt'/'last.pth'
-    if resume or restarted:
-        ck, why = resume_point(ck_fn)
-        if ck is not None:
-            if why: print0(f'{why}: resuming from the checkpoint of the epoch before ({prev_path(ck_fn).name})')
-            m = ck['meta']
-            was = (m['arch'], m.get('decoder', 'fastai'), m['n_classes'])   # checkpoints from before decoders were chosen: fastai's
-            if was != (meta['arch'], meta['decoder'], meta['n_classes']):
-                raise ValueError(f"{ck_fn} was trained with {was[0]} under decoder {was[1]} on {was[2]} classes; this run has "
-                                 f"{meta['arch']} under {meta['decoder']} on {meta['n_classes']}: resume with the same config, or start a new --out")
-            if m['stage'] >= len(cfg['stages']):
-                raise ValueError(f"{ck_fn} is from stage {m['stage']}, but this config has {len(cfg['stages'])} stages: resume with the same stages")
-            if diffs := data_changes(out, spec):
-                raise ValueError(f"--resume: the run in {out} trained on other data than this run's: " + '; '.join(diffs) + '. Resume with the data set '
-                                 f"it started with, or start a new --out (to train on this data from that run's weights: --pretrained {out})")
-        elif ck_fn.exists() or prev_path(ck_fn).exists():
-            raise ValueError(f'{why}, and no readable checkpoint of an earlier epoch is kept: start the run again in this folder with --restart, '
-                             f'or choose another --out')
-        elif (out/'final.json').exists():
-            raise FileExistsError(f'the run in {out} has finished (final.json) and kept no checkpoint: there is nothing to resume; '
-                                  f'train it again in this folder with --restart, or choose another --out')
-        elif not restarted:
-            if (out/'config.json').exists(): raise FileNotFoundError(f'--resume: the run in {out} stopped before its first epoch ended: there is no '
-                                                                     f'checkpoint ({ck_fn}) to resume from; start it again without --resume '
-                                                                     f'(the folder is reused)')
-            raise FileNotFoundError(f'--resume: {out} holds no run to resume (no {ck_fn}): start without --resume')
-    if rank_distrib() == 0:  # rank 0 alone, which writes config.json: the launcher stops the others if it fails
-        if out.exists() and not out.is_dir(): raise NotADirectoryError(f'run folder {out} is a file: choose another --out')
-        # a run that failed before its first epoch ended: nothing to resume, the folder is reused
-        reuse = not (resume or restarted or restart) and (out/'config.json').exists() and not run_has_epochs(out)
-        if not (resume or restarted or restart or reuse) and (out/'config.json').exists():
-            raise FileExistsError(f'run folder {out} already holds a run: pass --resume to continue it, --restart to start it again in this '
-                                  f'folder, or choose another --out')
-        if is_output(out) and json.loads((out/output_marker).read_text()).get('by') != 'train.py':
-            raise FileExistsError(f'{out} holds the outputs of {json.loads((out/output_marker).read_text())["by"]}: choose another --out')
-    return AttrDict(data=spec, codes=codes, void=void, arch=arch, ck=ck, meta=meta, fns=fns, use=use, splits=splits,
-                    weights=meta['weights'], reuse=rank_distrib() == 0 and reuse)
+            )->RunPlan:
+    "Check everything the run needs, before anything is written: data, split, batch sizes, model, checkpoint, folder"
+    if resume and restart:
+        raise ValueError('--resume and --restart: choose one (continue the run in --out, or start it again there)')
+    p = plan_data(cfg)
+    check_batches(p.stages, len(p.splits[0]))
+    meta = check_model(p.cfg, p.data)
+    ck = resume_from(out, len(p.stages), p.data, meta, restarted) if resume or restarted else None
+    return dataclasses.replace(p, out=out, meta=meta, ck=ck, reuse=check_folder(out, resume or restarted, restart))
 
 # %% ../nbs/04e_recipe.ipynb #0451cfb1
-def _learner(cfg, st, data, out, arch, void, weights, cache=None):
-    dls = stage_dls(cfg, st, data, cache)
-    learn = seg_learner(dls, arch, void=void, weights=weights, ignore_void=cfg['ignore_void'], pretrained=cfg['pretrained'], trust_pickle=cfg['trust_pickle'],
+def _learner(plan, st):
+    cfg = plan.cfg
+    learn = seg_learner(stage_dls(plan, st), cfg['arch'], void=plan.void, weights=plan.weights,
+                        ignore_void=cfg['ignore_void'], pretrained=cfg['pretrained'], trust_pickle=cfg['trust_pickle'],
                         loss=cfg['loss'], loss_weights=cfg['loss_weights'], decoder=cfg['decoder'],
-                        precision=cfg['precision'], channels_last=cfg['channels_last'], compile=cfg['compile'], wd=st.get('wd', 1e-2), path=out, model_dir='models')
+                        precision=cfg['precision'], channels_last=cfg['channels_last'], compile=cfg['compile'],
+                        wd=st.get('wd', 1e-2), path=plan.out, model_dir='models')
     if st.get('freeze', False) and not no_weights(cfg['pretrained']): learn.freeze()
     else: learn.unfreeze()
     return learn
 
-def _final_learner(cfg, data, out, arch, void, weights, prev, cache=None):
+def _final_learner(plan):
     "A learner with the last stage's best weights, for a resumed run that had nothing left to train"
-    learn = _learner(cfg, cfg['stages'][-1], data, out, arch, void, weights, cache)
-    learn.load(prev, with_opt=False)
+    learn = _learner(plan, plan.stages[-1])
+    learn.load(plan.stages[-1]['name'], with_opt=False)
     return learn
 
-def run_stage(cfg:dict, i:int, st:dict, data:Path, out:Path, arch, void, weights, prev:str|None, ck:dict|None,
-              start:int, meta:dict, cbs:list|None=None, cache=None, tb_step:int=0)->Learner:
+def stage_start(ck:dict|None, # The checkpoint the run resumes from (`RunPlan.ck`)
+                i:int, # A stage's index
+               )->int|None: # The epoch stage `i` starts at; None when the checkpoint's run finished it
+    "Where stage `i` of a run that resumes from `ck` starts"
+    if ck is None: return 0
+    m = ck['meta']
+    if i < m['stage'] or (i == m['stage'] and m['epoch'] + 1 >= m['n_epoch']): return None
+    return m['epoch'] + 1 if i == m['stage'] else 0
+
+def _stage_line(cfg, i, st, learn, start):
+    "What the stage does, in one line"
+    more = [f"decoder {cfg['decoder']}", f"aug {learn.dls.aug}",
+            *([f"accumulating {cfg['accum']} batches per step"] if cfg['accum'] > 1 else []),
+            *([f"{cfg['comm_hook']} gradients"] if cfg['comm_hook'] else []),
+            *(['synchronised BatchNorm'] if cfg['sync_bn'] else []), *(['channels-last'] if cfg['channels_last'] else []),
+            *([f"compiled ({'inductor' if cfg['compile'] is True else cfg['compile']})"] if cfg['compile'] else [])]
+    return (f"stage {i} {st['name']}: {st['sz']} px, batch {st['bs']} per process x {max(1, num_distrib())}, "
+            f"epochs {start}..{st['epochs'] - 1}, lr {st['lr']}, {'frozen' if learn.opt.frozen_idx else 'unfrozen'}, "
+            f"{learn.precision}" + ''.join(', ' + o for o in more))
+
+def run_stage(plan:RunPlan, # The run's plan
+              i:int, # The stage's index in `plan.stages`
+              log:RunLog, # The stage's log (its `start_epoch`: where it starts); it keeps the batches each epoch ran
+              cbs:list|None=None, # Extra callbacks
+              tb_step:int=0, # TensorBoard's step at the stage's start
+             )->Learner:
     "Build the stage's learner, load the previous weights (or the checkpoint), and fit inside `distrib_ctx`"
-    learn = _learner(cfg, st, data, out, arch, void, weights, cache)
+    cfg, out, st, start = plan.cfg, plan.out, plan.stages[i], log.start_epoch
+    learn, ck = _learner(plan, st), plan.ck if start else None
     save = AtomicSaveModel(cfg['monitor'], fname=st['name'], at_end=False, reset_on_fit=ck is None)
     if ck is not None:
         get_model(learn.model).load_state_dict(ck['model'])
         learn.opt.load_state_dict(ck['opt'])
         save.best = ck['meta']['best']
-    elif prev is not None: learn.load(prev, with_opt=False)
-    log = RunLog(out, i, st['name'], start)
+    elif i: learn.load(plan.stages[i - 1]['name'], with_opt=False)
     lr = slice(*st['lr']) if isinstance(st['lr'], (list, tuple)) else st['lr']
-    more = [f"decoder {cfg['decoder']}", f"aug {learn.dls.aug}",
-            *([f"accumulating {cfg['accum']} batches per step"] if cfg['accum'] > 1 else []), *([f"{cfg['comm_hook']} gradients"] if cfg['comm_hook'] else []),
-            *(['synchronised BatchNorm'] if cfg['sync_bn'] else []), *(['channels-last'] if cfg['channels_last'] else []),
-            *([f"compiled ({'inductor' if cfg['compile'] is True else cfg['compile']})"] if cfg['compile'] else [])]
-    print0(f"stage {i} {st['name']}: {st['sz']} px, batch {st['bs']} per process x {max(1, num_distrib())}, "
-           f"epochs {start}..{st['epochs'] - 1}, lr {st['lr']}, {'frozen' if learn.opt.frozen_idx else 'unfrozen'}, {learn.precision}" + ''.join(', ' + o for o in more))
+    print0(_stage_line(cfg, i, st, learn, start))
     xtra = [*([NoSyncAccumulation(cfg['accum'], st['bs'])] if cfg['accum'] > 1 else []),
             *([RunTensorBoard(out/'tb', st['name'], tb_step)] if 'tensorboard' in cfg['track'] else [])]
     kw = ddp_kwargs(comm_hook=cfg['comm_hook'], powersgd_rank=cfg['powersgd_rank'], powersgd_warmup=cfg['powersgd_warmup'])
     t0 = time.time()
+    cbs = [save, log, EpochCheckpoint(out/'ckpt'/'last.pth', i, start, save, plan.meta)] + xtra + L(cbs)
     with learn.distrib_ctx(sync_bn=cfg['sync_bn'], kwargs_handlers=[kw]):
         fit_one_cycle_from(learn, st['epochs'], lr, start_epoch=start, pct_start=st.get('pct_start', 0.25), wd=st.get('wd'),
-                           cbs=[save, log, EpochCheckpoint(out/'ckpt'/'last.pth', i, start, save, meta)] + xtra + L(cbs))
-    learn._runlog_batches = log.batches
+                           cbs=cbs)
     print0(f"stage {i} {st['name']} done in {time.time() - t0:.0f} s: best {cfg['monitor']} {save.best:.4f}")
     return learn
 
 # %% ../nbs/04e_recipe.ipynb #5d6eeeff
 def final_metrics(learn:Learner, # The final learner, with the best weights of the last stage
                   monitor:str='valid_loss', # What `SaveModelCallback` kept the best of
+                  resumed:bool=True, # The last fit resumed its stage: the recorder holds part of it, so validate
                  )->dict:
     "Validation loss and metrics of the final weights: the recorder's last epoch when it is the best one, else a validation"
     names = ['valid_loss'] + [m.name for m in learn.metrics]
     rec = getattr(learn, 'recorder', None)
     cols = list(rec.metric_names[1:-1]) if rec is not None else []
-    if rec is not None and rec.values and monitor in cols and not getattr(learn, '_resumed', True):
+    if rec is not None and rec.values and monitor in cols and not resumed:
         vals = [v[cols.index(monitor)] for v in rec.values]
         best = int(np.argmin(vals) if 'loss' in monitor or 'error' in monitor else np.argmax(vals))   # SaveModelCallback's rule
         if best == len(vals) - 1: return dict(zip(names, map(float, rec.values[-1][1:])))
@@ -260,20 +371,31 @@ def stopped(out:Path, # The run folder
     return f'{how}: {msg}'
 
 # %% ../nbs/04e_recipe.ipynb #b4a513f3
-def train(cfg:dict, # A config (see `default_config`)
-          out:Path|str, # The run folder
-          resume:bool=False, # Continue from `out/ckpt/last.pth`
-          cbs:list|None=None, # Extra callbacks for every fit (e.g. for tests)
-          restart:bool=False, # Start the run in `out` again: what an earlier run left there is removed first (`clear_run`)
-         )->Learner:
-    "Run every stage of `cfg` in this process; return the final learner"
+def _open_data(p:RunPlan)->RunPlan:
+    "The plan with its cache opened and, for bands at their depth, their statistics over the training split"
+    cfg, d = p.cfg, p.data
+    cache = None if not cfg['cache'] else seg_cache(
+        d.root, p.fns, d.label_fn(p.use), None if cfg['cache'] is True else cfg['cache'], cfg['item_sz'],
+        checked=p.codes if cfg['check'] else None, reader=d.reader, imagery=d.imagery)
+    if not d.imagery.plain:   # once for the run (recorded in config.json, carried by model.pkl)
+        d.stats = band_stats([p.fns[i] for i in p.splits[0]], d.imagery.bands, cache, nodata=d.imagery.nodata)
+        print0(f"{d.imagery}: bands scaled by their lowest and highest values over the training split, "
+               f"lo {d.stats['lo']}, hi {d.stats['hi']}")
+    return dataclasses.replace(p, cache=cache)
+
+def run_recipe(cfg:dict, # A config `check_config` has checked
+               out:Path|str, # The run folder
+               resume:bool=False, # Continue from `out/ckpt/last.pth`
+               cbs:list|None=None, # Extra callbacks for every fit (e.g. for tests)
+               restart:bool=False, # Start the run in `out` again: what an earlier run left there is removed first
+              )->Learner:
+    "Plan the run of a checked config, then run every stage in this process; return the final learner"
     out, tm = Path(out), RunTimer()
     rank = setup_rank(cfg.get('seed'), timeout=cfg.get('timeout'), group=True)
     if num_distrib() > 1:   # the run's first line
         print0(f"{num_distrib()} processes ({'nccl' if torch.cuda.is_available() else 'gloo'}); a collective waits "
                f"{group_timeout().total_seconds() / 60:g} min for every rank before the run stops (--timeout)")
     try:  # every input problem is one `RunError`, raised before anything is written
-        cfg = check_config(dict(cfg))
         restarted = group_restarted()   # an elastic restart of a --restart run resumes: what it trained is not removed again
         p = plan_run(cfg, out, resume, restarted, restart)
         tm('checks')
@@ -285,37 +407,32 @@ def train(cfg:dict, # A config (see `default_config`)
             if p.reuse: print0(f'run folder {out}: its run stopped before its first epoch ended, so there is nothing to resume: '
                                f'reused ({said})')
             elif gone or kept: print0(f'--restart: {said}')
-        cache = seg_cache(p.data.root, p.fns, p.data.label_fn(p.use), None if cfg['cache'] is True else cfg['cache'],
-                          cfg['item_sz'], checked=p.codes if cfg['check'] else None, reader=p.data.reader, imagery=p.data.imagery) if cfg['cache'] else None
-        if not p.data.imagery.plain:   # bands at their depth: their statistics, once for the run (recorded in config.json, carried by model.pkl)
-            p.data.stats = band_stats(p.data.files('train') if p.data.has_valid else [p.fns[i] for i in p.splits[0]], p.data.imagery.bands, cache, nodata=p.data.imagery.nodata)
-            print0(f"{p.data.imagery}: bands scaled by their lowest and highest values over the training split, lo {p.data.stats['lo']}, hi {p.data.stats['hi']}")
+        p = _open_data(p)
         if rank == 0:
-            try:
-                mark_run(out, cfg['stages'], max(1, num_distrib()))   # never read as input; records what the run writes
+            try: mark_run(out, p.stages, max(1, num_distrib()))   # never read as input; records what the run writes
             except OSError as e: raise PermissionError(f'run folder {out} cannot be written ({e.strerror}): choose another --out') from None
     except (ValueError, OSError) as e: raise RunError(str(e)) from e
-    if cache is not None: tm('cache')
-    p.cache = cache
+    if p.cache is not None: tm('cache')
+    cfg = p.cfg
     print0(f"precision: {precision_note(cfg['precision'], rank_device())}")
-    data, codes, void, arch, ck, meta = p.data, p.codes, p.void, p.arch, p.ck, p.meta
-    if ck is not None:
-        m = ck['meta']
-        print0(f"resuming {out} after epoch {m['epoch'] + 1}/{m['n_epoch']} of stage {m['stage']} ({cfg['stages'][m['stage']]['name']})")
+    if p.ck is not None:
+        m = p.ck['meta']
+        print0(f"resuming {out} after epoch {m['epoch'] + 1}/{m['n_epoch']} of stage {m['stage']} "
+               f"({p.stages[m['stage']]['name']})")
     if rank == 0:
-        (out/'config.json').write_text(json.dumps(dict(cfg, data=str(data.file or data.root), dataset=data.to_dict(), void=void,
-                                                       world_size=max(1, num_distrib()), weights_from=p.weights), indent=1, default=str))
-        if ck is not None: trim_log(out/'metrics.csv', ck['meta'])
-    weights = cfg['weights']
-    if weights == 'median_freq':
-        dls0 = seg_dls(data, sz=cfg['stages'][0]['sz'], bs=1, splitter=_splitter(cfg), item_sz=cfg['item_sz'], check=False,
-                       num_workers=0, cache=cache)
-        weights = class_weights(dls0, weights, void)
+        rec = dict(cfg, data=str(p.data.file or p.data.root), dataset=p.data.to_dict(), void=p.void,
+                   world_size=max(1, num_distrib()), weights_from=p.weights_from)
+        (out/'config.json').write_text(json.dumps(rec, indent=1, default=str))
+        if p.ck is not None: trim_log(out/'metrics.csv', p.ck['meta'])
+    if cfg['weights'] == 'median_freq':
+        dls0 = stage_dls(p, p.stages[0], bs=1, num_workers=0, crop=False, aug=None)
+        p = dataclasses.replace(p, weights=class_weights(dls0, 'median_freq', p.void))
         tm('class weights')
+    else: p = dataclasses.replace(p, weights=cfg['weights'])
     try:
         # set up until here: SIGTERM stopped the process at once (04a); the trackers' callbacks join every stage
         with sigterm_interrupts(), track_run(cfg, out) as tcbs:
-            learn, final = _stages(cfg, out, p, weights, L(cbs) + tcbs, tm, rank)
+            learn, final = _stages(p, L(cbs) + tcbs, tm, rank)
     except BaseException as e:
         said = stopped(out, e, fresh and rank == 0)
         if isinstance(e, (DataError, SaveError)): raise RunError(f"{e}\n({said.split(': ', 1)[-1]})" if said else str(e)) from e   # a file that cannot be read (--no-check), or written: one message
@@ -324,32 +441,37 @@ def train(cfg:dict, # A config (see `default_config`)
     print0('final: ' + ', '.join(f'{k} {v:.4f}' for k, v in final.items()) + f'\n{tm}\nrun folder: {out}')
     return learn
 
-def _stages(cfg, out, p, weights, cbs, tm, rank):
+def train(cfg:dict, # A config (see `default_config`)
+          out:Path|str, # The run folder
+          resume:bool=False, # Continue from `out/ckpt/last.pth`
+          cbs:list|None=None, # Extra callbacks for every fit (e.g. for tests)
+          restart:bool=False, # Start the run in `out` again: what an earlier run left there is removed first (`clear_run`)
+         )->Learner:
+    "Check `cfg`, then run every stage of it in this process (`run_recipe`); return the final learner"
+    try: cfg = check_config(dict(cfg))
+    except ValueError as e: raise RunError(str(e)) from e
+    return run_recipe(cfg, out, resume, cbs, restart)
+
+def _stages(p, cbs, tm, rank):
     "Every stage of the run, the final validation, and what the run keeps"
-    data, void, arch, ck, meta, cache = p.data, p.void, p.arch, p.ck, p.meta, p.cache
-    prev, learn, batches, digests, tb_step = None, None, {}, {}, 0
-    for i, st in enumerate(cfg['stages']):
-        start = 0
-        if ck is not None:
-            m = ck['meta']
-            if i < m['stage'] or (i == m['stage'] and m['epoch'] + 1 >= m['n_epoch']): prev = st['name']; continue
-            if i == m['stage']: start = m['epoch'] + 1
-        learn = run_stage(cfg, i, st, data, out, arch, void, weights, prev, ck if start else None, start, meta, cbs, cache, tb_step)
-        tb_step += learn.train_iter
-        learn._resumed = bool(start)
-        batches[st['name']] = learn._runlog_batches
+    out, learn, resumed, batches, digests, tb_step = p.out, None, True, {}, {}, 0
+    for i, st in enumerate(p.stages):
+        if (start := stage_start(p.ck, i)) is None: continue   # the checkpoint's run finished it
+        log = RunLog(out, i, st['name'], start)
+        learn = run_stage(p, i, log, cbs, tb_step)
+        tb_step, resumed, batches[st['name']] = tb_step + learn.train_iter, bool(start), log.batches
         digests[st['name']] = weights_digest(learn.model)   # the stage's best weights, as the next stage starts from them
-        prev = st['name']
         tm(f"stage {st['name']}")
-    if learn is None: learn = _final_learner(cfg, data, out, arch, void, weights, prev, cache)
-    final = final_metrics(learn, cfg['monitor'])
+    if learn is None: learn = _final_learner(p)
+    final = final_metrics(learn, p.cfg['monitor'], resumed)
     tm('final validation')
-    (out/'ranks'/f'rank{rank}.json').write_text(json.dumps(dict(batches=batches, digest=weights_digest(learn.model), stage_digests=digests, metrics=final), indent=1))
+    (out/'ranks'/f'rank{rank}.json').write_text(json.dumps(dict(batches=batches, digest=weights_digest(learn.model),
+                                                                stage_digests=digests, metrics=final), indent=1))
     if rank == 0:
         (out/'final.json').write_text(json.dumps(final, indent=1))
         save_plots(learn, out); tm('plots')
         learn.export((out/'model.pkl.tmp').absolute()); os.replace(out/'model.pkl.tmp', out/'model.pkl')
         SavedModel.of(learn).save(out/'model')   # the model folder: opens without pickle (chapter 02ef)
-        tidy_run(out, cfg['keep']); tm('export')
+        tidy_run(out, p.cfg['keep']); tm('export')
         (out/'timing.json').write_text(json.dumps(tm.parts, indent=1))
     return learn, final

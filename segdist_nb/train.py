@@ -10,14 +10,9 @@ import argparse, sys
 from pathlib import Path
 from fastcore.all import *
 from fastai.torch_core import rank_distrib
-from .cache import parse_size
-from .describe import layout_options
-from .model import precision_option
-from .compiled import compile_option
-from .decoders import decoders, size_rule
-from .augment import aug_presets
-from .distributed import comm_hooks, run_name
-from .track import track_choices, check_track
+from .decoders import size_rule
+from .distributed import run_name
+from .track import check_track
 from .config import *
 from .recipe import *
 
@@ -26,98 +21,40 @@ __all__ = ['train_parser', 'config_from_args', 'main']
 
 # %% ../nbs/05_train.ipynb #16c0905a
 def train_parser()->argparse.ArgumentParser:
-    "The options of `train.py`"
-    p = argparse.ArgumentParser(prog='train.py', description="Train the seed's segmentation recipe (run it with segdist_nb.launch for N processes)")
-    p.add_argument('--config', help='YAML/JSON file with keys of default_config (stages, arch, ...)')
-    p.add_argument('--data', help='data set: a folder (its data.yaml, or images/, labels/, codes.txt) or a data.yaml; default: synthetic demo set in data/synth')
-    layout_options(p)
-    p.add_argument('--out', help='run folder; default runs/<start time>, the same for every rank')
-    p.add_argument('--resume', action='store_true', help='continue the run in --out from its last finished epoch (the one before, when the last checkpoint cannot be read)')
-    p.add_argument('--restart', action='store_true', help='start the run in --out again from scratch: what the earlier run wrote there is removed')
-    p.add_argument('--arch', help="encoder: a torchvision ResNet (resnet34, the default), a timm model (convnext_tiny, efficientnet_b0, ...) or 'timm:NAME'")
-    p.add_argument('--decoder', type=str.lower, choices=decoders, metavar='DECODER',
-                   help=f"an architecture of segmentation_models.pytorch: {', '.join(decoders[1:])} (default unet), or fastai (the seed's self-attention DynamicUnet)")
-    p.add_argument('--aug', choices=list(aug_presets), help="augmentation preset: seed (the seed's: any orientation, for tiles), scene (a fixed up: horizontal flips, scale jitter), none")
-    p.add_argument('--pretrained', help="true (the default: the encoder's ImageNet weights, fetched into torch's or the Hugging Face cache, read from it offline), "
-                                        "false (from scratch), a weights file, a timm tag (resnet50.a1_in1k) or hf-hub:REPO, or an earlier run's folder or model.pkl (fine-tuning)")
-    p.add_argument('--trust-pickle', action='store_true', help="open a model.pkl named by --pretrained: a pickle runs any code it holds, so only "
-                                                                "for a file you trust (a run's model folder opens without pickle)")
-    p.add_argument('--loss', help="ce (the seed's weighted cross-entropy), dice, focal, or a sum such as ce+dice")
-    p.add_argument('--loss-weights', help="weights of a sum's terms, comma-separated (e.g. 1,0.5 for ce+dice); default 1 each")
-    p.add_argument('--monitor', choices=monitor_choices, help="what picks each stage's best weights and the final model (default valid_loss, the seed's)")
-    p.add_argument('--void', help='void class: index or name')
-    p.add_argument('--weights', help="class weights: 'median_freq', 'none' or comma-separated numbers")
-    precision_option(p)
-    p.add_argument('--bs', type=int, help='batch size per process, for every stage')
-    p.add_argument('--epochs-scale', type=float, default=1., help='multiply every stage\'s epochs (at least 1)')
-    p.add_argument('--sz-scale', type=float, default=1., help='multiply every stage\'s size')
-    p.add_argument('--lr-scale', type=float, default=1., help='multiply every learning rate (e.g. by the process count)')
-    p.add_argument('--stages', help='comma-separated names of the stages to run (default: all)')
-    p.add_argument('--valid-suffix', help="the seed's split: a file stem ending with this is in validation (e.g. 0)")
-    p.add_argument('--valid-names', help="the seed's split: file of names (one per line) whose paths are in validation")
-    p.add_argument('--seed', type=int)
-    p.add_argument('--num-workers', type=int, help='DataLoader worker processes per process (default: none with --cache, where a thread gathers the batches; else 0 on CPU, cores per GPU on GPUs, at most 8)')
-    p.add_argument('--cache', nargs='?', const=True, metavar='DIR',
-                   help="where the decode-once cache goes (the default: DATA/.segdist_cache, or the user's cache folder where DATA cannot be written)")
-    p.add_argument('--no-cache', action='store_true', help='decode the image files every epoch instead of once into the cache')
-    p.add_argument('--item-sz', help="resize every item to 'S' or 'H,W' first (images of different sizes); the cache's storage size")
-    p.add_argument('--no-check', action='store_true', help='skip the data check')
-    p.add_argument('--accum', type=int, help='batches per optimizer step: gradient accumulation, with one all-reduce per step')
-    p.add_argument('--comm-hook', choices=[o for o in comm_hooks if o], help="compress gradients for the all-reduce (powersgd: for slow links between nodes)")
-    p.add_argument('--powersgd-rank', type=int, help="PowerSGD's approximation rank (default 1)")
-    p.add_argument('--powersgd-warmup', type=int, help='steps of plain all-reduce before PowerSGD starts, in each stage (default 10)')
-    p.add_argument('--no-channels-last', action='store_true', help='keep the default memory layout (channels-last is on: faster on CPUs and GPUs)')
-    compile_option(p, 'the U-Net')
-    p.add_argument('--timeout', type=float, help='minutes a collective waits for every rank before the run stops '
-                                                 '(default 30)')
-    p.add_argument('--sync-bn', action='store_true', help='synchronise BatchNorm statistics across processes (small per-GPU batches): torch\'s SyncBatchNorm on GPUs (nccl), one all-reduce per layer on CPU processes')
-    p.add_argument('--track', help=f"experiment trackers, comma-separated: {', '.join(track_choices)}; rank 0 logs the "
-                                   "config, each epoch's row, the plots and the model, offline by default: W&B into "
-                                   "RUN/wandb, MLflow into RUN/mlruns (or MLFLOW_TRACKING_URI), TensorBoard in RUN/tb")
-    p.add_argument('--track-online', action='store_true',
-                   help='W&B logs online (default: offline, unless WANDB_MODE says otherwise)')
-    p.add_argument('--tensorboard', action='store_true', help='the older spelling of --track tensorboard')
-    p.add_argument('--keep', choices=keep_choices, help="what a finished run keeps: 'final' (model.pkl, the default), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)")
+    "The options of `train.py`, made from `run_options` (chapter 04d), each declared once"
+    p = argparse.ArgumentParser(prog='train.py', description="Train the seed's segmentation recipe (run it with "
+                                                             "segdist_nb.launch for N processes)")
+    built = []
+    for o in run_options:
+        if o.add is not None and o.add not in built: o.add(p); built.append(o.add)   # a builder other commands share
+        elif o.add is None and o.flag is not None:
+            kw = dict(type=o.type, choices=o.choices, default=None if o.key else o.default, **dict(o.kw))
+            p.add_argument(o.flag, help=o.help, **{k: v for k, v in kw.items() if v is not None})
     return p
 
 # %% ../nbs/05_train.ipynb #a29d1eeb
 def config_from_args(argv:list|None=None)->tuple:
     "(config, run folder, resume, restart) from command-line arguments"
     a = train_parser().parse_args(argv)
-    cfg = load_config(a.config)
-    for k in ('data', 'arch', 'decoder', 'aug', 'loss', 'monitor', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep', 'accum', 'comm_hook', 'powersgd_rank', 'powersgd_warmup', 'timeout'):
-        v = getattr(a, k)
-        if v is not None: cfg[k] = v
+    cfg = load_config(a.config, check=False)   # checked once, with the options below
+    for o in run_options:   # each option given sets its config key
+        v = getattr(a, o.dest) if o.flag and o.key else None
+        if v is not None: cfg[o.key] = v if o.parse is None else o.parse(v)
     if isinstance(cfg['void'], str) and cfg['void'].isdigit(): cfg['void'] = int(cfg['void'])
-    if a.pretrained is not None: cfg['pretrained'] = {'false': False, 'none': False, 'true': True}.get(a.pretrained.lower(), a.pretrained)
-    if a.weights is not None:
-        w = a.weights.lower()
-        cfg['weights'] = None if w == 'none' else 'median_freq' if w == 'median_freq' else [float(o) for o in a.weights.split(',')]
-    if a.loss_weights is not None:
-        try: cfg['loss_weights'] = [float(o) for o in a.loss_weights.split(',')]
-        except ValueError: raise ValueError(f'--loss-weights {a.loss_weights!r}: give comma-separated numbers, e.g. 1,0.5') from None
-    if a.no_cache:
-        if a.cache is not None: raise ValueError('--cache and --no-cache: choose one')
-        cfg['cache'] = False
-    if a.no_check: cfg['check'] = False
-    if a.trust_pickle: cfg['trust_pickle'] = True
-    if a.sync_bn: cfg['sync_bn'] = True
-    if a.no_channels_last: cfg['channels_last'] = False
-    if a.compile is not None: cfg['compile'] = a.compile
-    if a.track is not None: cfg['track'] = check_track(a.track, '--track')
-    if a.track_online: cfg['track_online'] = True
+    if a.no_cache is not None and a.cache is not None: raise ValueError('--cache and --no-cache: choose one')
     if a.tensorboard:   # the older spelling, said once
         if rank_distrib() == 0: print('--tensorboard is written --track tensorboard now')
         cfg['track'] = check_track([*check_track(cfg['track']), 'tensorboard'], '--tensorboard')
-    if a.item_sz is not None: cfg['item_sz'] = parse_size(a.item_sz)
+    cfg = check_config(cfg, str(a.config or 'config'))   # the stages chosen and scaled below stay valid
     stages = cfg['stages']
     if a.stages:
         want = a.stages.split(',')
         miss = [o for o in want if o not in [s['name'] for s in stages]]
         if miss: raise ValueError(f"--stages {miss} not in the config's stages {[s['name'] for s in stages]}")
         stages = [s for s in stages if s['name'] in want]
-    for k, low in (('bs', 1), ('num_workers', 0), ('accum', 1), ('powersgd_rank', 1), ('powersgd_warmup', 0)):
-        if getattr(a, k) is not None and getattr(a, k) < low: raise ValueError(f"--{k.replace('_', '-')} {getattr(a, k)}: give {low} or more")
+    for o in run_options:
+        if o.low is not None and (v := getattr(a, o.dest)) is not None and v < o.low:
+            raise ValueError(f"{o.flag} {v}: give {o.low} or more")
     notes = []
     mult = max(8, size_rule(cfg['decoder'], cfg['arch'])[0]) if a.sz_scale != 1 else 8   # a size the architecture takes
     cfg['stages'] = scale_stages(stages, a.epochs_scale, a.sz_scale, a.bs, a.lr_scale, mult, notes)
@@ -126,7 +63,7 @@ def config_from_args(argv:list|None=None)->tuple:
     if (a.resume or a.restart) and not a.out:
         raise ValueError(f"--{'resume' if a.resume else 'restart'} needs --out RUN, the folder of the run to {'continue' if a.resume else 'start again'} (e.g. runs/20261203-091500)")
     out = Path(a.out) if a.out else Path('runs')/run_name()
-    return check_config(cfg), out, a.resume, a.restart
+    return cfg, out, a.resume, a.restart
 
 # %% ../nbs/05_train.ipynb #91327166
 def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
@@ -138,6 +75,6 @@ def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
         raise SystemExit(2)
     try: cfg, out, resume, restart = config_from_args(argv)
     except (ValueError, OSError) as e: fail(e)
-    try: return train(cfg, out, resume, cbs=cbs, restart=restart)
+    try: return run_recipe(cfg, out, resume, cbs=cbs, restart=restart)   # the config is checked: not again
     except RunError as e: fail(e)   # other exceptions are bugs: they keep their traceback
     except KeyboardInterrupt: raise SystemExit(130)   # `train` said what the run keeps (SIGTERM too, in training: 04a)
