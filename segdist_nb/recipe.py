@@ -35,6 +35,7 @@ from .runfolder import *
 from .track import track_run
 from .config import *
 from .modelfile import SavedModel
+from .budget import plan_config, budget_cbs
 
 # %% auto #0
 __all__ = ['stage_dls', 'run_data', 'one_size', 'RunError', 'data_changes', 'plan_run', 'run_stage', 'final_metrics', 'stopped',
@@ -265,6 +266,7 @@ def train(cfg:dict, # A config (see `default_config`)
           resume:bool=False, # Continue from `out/ckpt/last.pth`
           cbs:list|None=None, # Extra callbacks for every fit (e.g. for tests)
           restart:bool=False, # Start the run in `out` again: what an earlier run left there is removed first (`clear_run`)
+          plan_only:bool=False, # With `budget`: print the plan and return None, before anything trains or is written
          )->Learner:
     "Run every stage of `cfg` in this process; return the final learner"
     out, tm = Path(out), RunTimer()
@@ -274,6 +276,9 @@ def train(cfg:dict, # A config (see `default_config`)
                f"{group_timeout().total_seconds() / 60:g} min for every rank before the run stops (--timeout)")
     try:  # every input problem is one `RunError`, raised before anything is written
         cfg = check_config(dict(cfg))
+        start = tm.t - (tm.parts['start-up'] if Path(sys.argv[0]).name == 'train.py' else 0)   # --budget counts train.py's imports, not a caller's
+        cfg, plan = plan_config(cfg, run_data(cfg), _splitter(cfg), start, plan_only)   # --budget (04da)
+        if plan_only: return None
         restarted = group_restarted()   # an elastic restart of a --restart run resumes: what it trained is not removed again
         p = plan_run(cfg, out, resume, restarted, restart)
         tm('checks')
@@ -304,7 +309,7 @@ def train(cfg:dict, # A config (see `default_config`)
         print0(f"resuming {out} after epoch {m['epoch'] + 1}/{m['n_epoch']} of stage {m['stage']} ({cfg['stages'][m['stage']]['name']})")
     if rank == 0:
         (out/'config.json').write_text(json.dumps(dict(cfg, data=str(data.file or data.root), dataset=data.to_dict(), void=void,
-                                                       world_size=max(1, num_distrib()), weights_from=p.weights), indent=1, default=str))
+                                                       world_size=max(1, num_distrib()), weights_from=p.weights, **({'plan': plan} if plan else {})), indent=1, default=str))
         if ck is not None: trim_log(out/'metrics.csv', ck['meta'])
     weights = cfg['weights']
     if weights == 'median_freq':
@@ -315,7 +320,7 @@ def train(cfg:dict, # A config (see `default_config`)
     try:
         # set up until here: SIGTERM stopped the process at once (04a); the trackers' callbacks join every stage
         with sigterm_interrupts(), track_run(cfg, out) as tcbs:
-            learn, final = _stages(cfg, out, p, weights, L(cbs) + tcbs, tm, rank)
+            learn, final = _stages(cfg, out, p, weights, L(cbs) + tcbs + budget_cbs(cfg, plan), tm, rank)
     except BaseException as e:
         said = stopped(out, e, fresh and rank == 0)
         if isinstance(e, (DataError, SaveError)): raise RunError(f"{e}\n({said.split(': ', 1)[-1]})" if said else str(e)) from e   # a file that cannot be read (--no-check), or written: one message

@@ -53,6 +53,11 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--sz-scale', type=float, default=1., help='multiply every stage\'s size')
     p.add_argument('--lr-scale', type=float, default=1., help='multiply every learning rate (e.g. by the process count)')
     p.add_argument('--stages', help='comma-separated names of the stages to run (default: all)')
+    p.add_argument('--budget', metavar='DURATION', help="plan the run to end within this time (15m, 2h, 1h30m): sizes, batch, epochs and learning rates "
+                                                      "from the data and this machine's step time; the plan replaces the config's stages")
+    p.add_argument('--plan-only', action='store_true', help='with --budget: print the plan and stop, before anything trains or is written')
+    p.add_argument('--ema', nargs='?', const=True, type=float, metavar='DECAY', help="validate and save an exponential moving average of the weights "
+                                                                           "(decay per step; default the plan's, else 0.998)")
     p.add_argument('--valid-suffix', help="the seed's split: a file stem ending with this is in validation (e.g. 0)")
     p.add_argument('--valid-names', help="the seed's split: file of names (one per line) whose paths are in validation")
     p.add_argument('--seed', type=int)
@@ -85,7 +90,7 @@ def config_from_args(argv:list|None=None)->tuple:
     "(config, run folder, resume, restart) from command-line arguments"
     a = train_parser().parse_args(argv)
     cfg = load_config(a.config)
-    for k in ('data', 'arch', 'decoder', 'aug', 'loss', 'monitor', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep', 'accum', 'comm_hook', 'powersgd_rank', 'powersgd_warmup', 'timeout'):
+    for k in ('data', 'arch', 'decoder', 'aug', 'loss', 'monitor', 'void', 'precision', 'seed', 'num_workers', 'valid_suffix', 'valid_names', 'cache', 'images', 'labels', 'keep', 'accum', 'comm_hook', 'powersgd_rank', 'powersgd_warmup', 'timeout', 'budget', 'ema'):
         v = getattr(a, k)
         if v is not None: cfg[k] = v
     if isinstance(cfg['void'], str) and cfg['void'].isdigit(): cfg['void'] = int(cfg['void'])
@@ -138,6 +143,6 @@ def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
         raise SystemExit(2)
     try: cfg, out, resume, restart = config_from_args(argv)
     except (ValueError, OSError) as e: fail(e)
-    try: return train(cfg, out, resume, cbs=cbs, restart=restart)
+    try: return train(cfg, out, resume, cbs=cbs, restart=restart, plan_only=train_parser().parse_args(argv).plan_only)
     except RunError as e: fail(e)   # other exceptions are bugs: they keep their traceback
     except KeyboardInterrupt: raise SystemExit(130)   # `train` said what the run keeps (SIGTERM too, in training: 04a)
