@@ -64,8 +64,8 @@ default_config = dict(
     tensorboard=False,      # the older spelling of track: [tensorboard] (TensorBoard events in the run folder's tb/)
     keep='final',           # what a finished run keeps: 'final' (model.pkl), 'stages' (+ each stage's best weights), 'all' (+ the resume checkpoint)
     synth_n=200,            # size of the synthetic demo set when it is made
-    budget=None,            # a duration ('15m', '2h'): the run plans its stages, batch and learning rates to end within it (chapter 04da_budget)
-    ema=False,              # validate and save an exponential moving average of the weights: true (the plan's decay, else 0.998) or a decay
+    budget=None,            # a duration (15m, 2h): the run plans its stages to end within it (chapter 04da_budget)
+    ema=False,              # validate and save an average of the weights: true (the plan's decay) or a decay
     stages=seed_stages,
 )
 
@@ -133,8 +133,9 @@ def check_config(cfg:dict, # A config
     cfg['track'] = track
     if not isinstance(cfg['track_online'], bool):
         raise ValueError(f"{where}: track_online={cfg['track_online']!r}: give true or false (--track-online)")
-    if cfg['budget'] is not None and not isinstance(cfg['budget'], str):   # its value is checked by the plan (`parse_budget`)
-        raise ValueError(f"{where}: budget={cfg['budget']!r}: give a duration with its unit, e.g. 15m, 2h, 1h30m (--budget)")
+    if cfg['budget'] is not None and not isinstance(cfg['budget'], str):   # its value: `parse_budget` (04da)
+        raise ValueError(f"{where}: budget={cfg['budget']!r}: give a duration with its unit, e.g. 15m, 2h, 1h30m "
+                         f"(--budget)")
     if not (isinstance(cfg['ema'], bool) or (isinstance(cfg['ema'], float) and 0 <= cfg['ema'] < 1)):
         raise ValueError(f"{where}: ema={cfg['ema']!r}: give true, false or a decay from 0 to below 1 (--ema [DECAY])")
     if cfg['keep'] not in keep_choices: raise ValueError(f"{where}: keep={cfg['keep']!r}: choose one of {keep_choices}")

@@ -276,7 +276,7 @@ def train(cfg:dict, # A config (see `default_config`)
                f"{group_timeout().total_seconds() / 60:g} min for every rank before the run stops (--timeout)")
     try:  # every input problem is one `RunError`, raised before anything is written
         cfg = check_config(dict(cfg))
-        start = tm.t - (tm.parts['start-up'] if Path(sys.argv[0]).name == 'train.py' else 0)   # --budget counts train.py's imports, not a caller's
+        start = tm.t - (tm.parts['start-up'] if Path(sys.argv[0]).name == 'train.py' else 0)   # its imports count
         cfg, plan = plan_config(cfg, run_data(cfg), _splitter(cfg), start, plan_only)   # --budget (04da)
         if plan_only: return None
         restarted = group_restarted()   # an elastic restart of a --restart run resumes: what it trained is not removed again

@@ -53,11 +53,13 @@ def train_parser()->argparse.ArgumentParser:
     p.add_argument('--sz-scale', type=float, default=1., help='multiply every stage\'s size')
     p.add_argument('--lr-scale', type=float, default=1., help='multiply every learning rate (e.g. by the process count)')
     p.add_argument('--stages', help='comma-separated names of the stages to run (default: all)')
-    p.add_argument('--budget', metavar='DURATION', help="plan the run to end within this time (15m, 2h, 1h30m): sizes, batch, epochs and learning rates "
-                                                      "from the data and this machine's step time; the plan replaces the config's stages")
-    p.add_argument('--plan-only', action='store_true', help='with --budget: print the plan and stop, before anything trains or is written')
-    p.add_argument('--ema', nargs='?', const=True, type=float, metavar='DECAY', help="validate and save an exponential moving average of the weights "
-                                                                           "(decay per step; default the plan's, else 0.998)")
+    p.add_argument('--budget', metavar='DURATION', help="plan the run to end within this time (15m, 2h, 1h30m): sizes, "
+                   "batch, epochs and learning rates from the data and this machine's step time, in place of the "
+                   "stages")
+    p.add_argument('--plan-only', action='store_true', help='with --budget: print the plan and stop, before anything '
+                   'trains or is written')
+    p.add_argument('--ema', nargs='?', const=True, type=float, metavar='DECAY', help="validate and save an exponential "
+                   "moving average of the weights (decay per step; default the plan's, else 0.998)")
     p.add_argument('--valid-suffix', help="the seed's split: a file stem ending with this is in validation (e.g. 0)")
     p.add_argument('--valid-names', help="the seed's split: file of names (one per line) whose paths are in validation")
     p.add_argument('--seed', type=int)
