@@ -105,6 +105,12 @@ run_options = (
     _O('--sz-scale', None, 1., "multiply every stage's size", type=float),
     _O('--lr-scale', None, 1., 'multiply every learning rate (e.g. by the process count)', type=float),
     _O('--stages', help='comma-separated names of the stages to run (default: all)'),
+    _O('--budget', 'budget', None, "plan the run to end within this time (15m, 2h, 1h30m): sizes, batch, epochs and "
+       "learning rates from the data and this machine's step time, in place of the stages (chapter 04da_budget)",
+       kw=(('metavar', 'DURATION'),)),
+    _S('--plan-only', None, True, 'with --budget: print the plan and stop, before anything trains or is written'),
+    _O('--ema', 'ema', False, "validate and save an exponential moving average of the weights (decay per step; "
+       "default the plan's, else 0.998)", type=float, kw=(('nargs', '?'), ('const', True), ('metavar', 'DECAY'))),
     _O('--valid-suffix', 'valid_suffix', None, "the seed's split: a file stem ending with this is in validation "
                                                "(e.g. 0)"),
     _O('--valid-names', 'valid_names', None, "the seed's split: file of names (one per line) whose paths are in "
@@ -224,6 +230,11 @@ def check_config(cfg:dict, # A config
     cfg['track'] = track
     if not isinstance(cfg['track_online'], bool):
         raise ValueError(f"{where}: track_online={cfg['track_online']!r}: give true or false (--track-online)")
+    if cfg['budget'] is not None and not isinstance(cfg['budget'], str):   # its value: `parse_budget` (04da)
+        raise ValueError(f"{where}: budget={cfg['budget']!r}: give a duration with its unit, e.g. 15m, 2h, 1h30m "
+                         f"(--budget)")
+    if not (isinstance(cfg['ema'], bool) or (isinstance(cfg['ema'], float) and 0 <= cfg['ema'] < 1)):
+        raise ValueError(f"{where}: ema={cfg['ema']!r}: give true, false or a decay from 0 to below 1 (--ema [DECAY])")
     if not (isinstance(cfg['timeout'], (int, float)) and cfg['timeout'] > 0):
         raise ValueError(f"{where}: timeout={cfg['timeout']!r}: give the minutes a collective waits for every rank, "
                          f"above 0 (--timeout)")

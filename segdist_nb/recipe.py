@@ -35,6 +35,7 @@ from .runfolder import *
 from .track import track_run
 from .config import *
 from .modelfile import SavedModel
+from .budget import plan_config, budget_cbs
 
 # %% auto #0
 __all__ = ['plan_split', 'run_data', 'one_size', 'check_run_data', 'RunPlan', 'plan_data', 'stage_dls', 'RunError',
@@ -388,7 +389,8 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
                resume:bool=False, # Continue from `out/ckpt/last.pth`
                cbs:list|None=None, # Extra callbacks for every fit (e.g. for tests)
                restart:bool=False, # Start the run in `out` again: what an earlier run left there is removed first
-              )->Learner:
+               plan_only:bool=False, # With `budget`: print the plan and return None, before anything trains or is written
+              )->Learner|None:
     "Plan the run of a checked config, then run every stage in this process; return the final learner"
     out, tm = Path(out), RunTimer()
     rank = setup_rank(cfg.get('seed'), timeout=cfg.get('timeout'), group=True)
@@ -396,6 +398,11 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
         print0(f"{num_distrib()} processes ({'nccl' if torch.cuda.is_available() else 'gloo'}); a collective waits "
                f"{group_timeout().total_seconds() / 60:g} min for every rank before the run stops (--timeout)")
     try:  # every input problem is one `RunError`, raised before anything is written
+        bplan = None
+        if cfg['budget'] is not None or plan_only:   # --budget (04da): the plan's stages replace the config's
+            start = tm.t - (tm.parts['start-up'] if Path(sys.argv[0]).name == 'train.py' else 0)   # its imports count
+            cfg, bplan = plan_config(cfg, run_data(cfg), _splitter(cfg), start, plan_only)
+            if plan_only: return None
         restarted = group_restarted()   # an elastic restart of a --restart run resumes: what it trained is not removed again
         p = plan_run(cfg, out, resume, restarted, restart)
         tm('checks')
@@ -421,7 +428,8 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
                f"({p.stages[m['stage']]['name']})")
     if rank == 0:
         rec = dict(cfg, data=str(p.data.file or p.data.root), dataset=p.data.to_dict(), void=p.void,
-                   world_size=max(1, num_distrib()), weights_from=p.weights_from)
+                   world_size=max(1, num_distrib()), weights_from=p.weights_from,
+                   **({'plan': bplan} if bplan else {}))
         (out/'config.json').write_text(json.dumps(rec, indent=1, default=str))
         if p.ck is not None: trim_log(out/'metrics.csv', p.ck['meta'])
     if cfg['weights'] == 'median_freq':
@@ -432,7 +440,7 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
     try:
         # set up until here: SIGTERM stopped the process at once (04a); the trackers' callbacks join every stage
         with sigterm_interrupts(), track_run(cfg, out) as tcbs:
-            learn, final = _stages(p, L(cbs) + tcbs, tm, rank)
+            learn, final = _stages(p, L(cbs) + tcbs + budget_cbs(cfg, bplan), tm, rank)
     except BaseException as e:
         said = stopped(out, e, fresh and rank == 0)
         if isinstance(e, (DataError, SaveError)): raise RunError(f"{e}\n({said.split(': ', 1)[-1]})" if said else str(e)) from e   # a file that cannot be read (--no-check), or written: one message
@@ -446,11 +454,12 @@ def train(cfg:dict, # A config (see `default_config`)
           resume:bool=False, # Continue from `out/ckpt/last.pth`
           cbs:list|None=None, # Extra callbacks for every fit (e.g. for tests)
           restart:bool=False, # Start the run in `out` again: what an earlier run left there is removed first (`clear_run`)
-         )->Learner:
+          plan_only:bool=False, # With `budget`: print the plan and return None, before anything trains or is written
+         )->Learner|None:
     "Check `cfg`, then run every stage of it in this process (`run_recipe`); return the final learner"
     try: cfg = check_config(dict(cfg))
     except ValueError as e: raise RunError(str(e)) from e
-    return run_recipe(cfg, out, resume, cbs, restart)
+    return run_recipe(cfg, out, resume, cbs, restart, plan_only)
 
 def _stages(p, cbs, tm, rank):
     "Every stage of the run, the final validation, and what the run keeps"

@@ -75,6 +75,6 @@ def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
         raise SystemExit(2)
     try: cfg, out, resume, restart = config_from_args(argv)
     except (ValueError, OSError) as e: fail(e)
-    try: return run_recipe(cfg, out, resume, cbs=cbs, restart=restart)   # the config is checked: not again
+    try: return run_recipe(cfg, out, resume, cbs=cbs, restart=restart, plan_only=train_parser().parse_args(argv).plan_only)   # the config is checked: not again
     except RunError as e: fail(e)   # other exceptions are bugs: they keep their traceback
     except KeyboardInterrupt: raise SystemExit(130)   # `train` said what the run keeps (SIGTERM too, in training: 04a)

@@ -7,7 +7,8 @@ DATA is a data set with train, valid and test splits (CamVid as the SegNet tutor
 processes with its config below (`--cache --monitor miou`, resnet18, from scratch); its stages' epochs are scaled so
 that the whole command takes --budget seconds: a calibration run of one epoch per stage measures each stage's epoch
 and the fixed costs (start-up, cache, export), and the epochs of the real run are the config's, times the factor that
-fills the budget. The peer row is tools/peer_smp.py with the same budget. Every model is then scored on the test split
+fills the budget. The peer row is tools/peer_smp.py with the same budget. The rows budget and budget_ema (issue 49) are
+`train.py --budget SECONDS` with no config (and --ema): the run plans its own stages from the data and this machine. Every model is then scored on the test split
 by `segdist-eval --split test` (full resolution, void left out). Writes OUT/quality.json and prints the table.
 """
 import argparse, csv, json, subprocess, sys, time
@@ -65,6 +66,12 @@ def main():
             model, info = out/name/'peer.onnx', json.loads((out/name/'peer.json').read_text())
             row = dict(row=name, decoder='unet (plain PyTorch DDP loop)', aug='hflip + lighting', loss='ce+dice', wall_s=wall, epochs=info['epochs'],
                        valid_miou=info['best_valid_miou'], precision='bf16' if row_name == 'peer_bf16' else 'fp32')
+        elif row_name.startswith('budget'):   # issue 49: no config, the run plans itself from --budget (the same seconds), no calibration
+            wall = run([*launch, ROOT/'train.py', '--data', a.data, '--out', out/name, '--cache', '--pretrained', 'false', '--seed', a.seed,
+                        '--budget', f'{round(a.budget)}s', *(['--ema'] if row_name == 'budget_ema' else [])], out/f'{name}.log')
+            model, c = out/name/'model.pkl', json.loads((out/name/'config.json').read_text())
+            row = dict(row=name, decoder=c['decoder'], aug=c['aug'], loss=c['loss'], wall_s=wall, epochs=[s['epochs'] for s in c['stages']],
+                       sizes=[s['sz'] for s in c['stages']], precision=c['precision'], valid_miou=json.loads((out/name/'final.json').read_text())['miou'])
         else:
             cfg = dict(arch='resnet18', pretrained=False, weights='median_freq', monitor='miou', seed=a.seed, **{'stages': stages([1e-4, 1e-3]), **ROWS[row_name]})
             (out/f'{name}_cal.yaml').write_text(yaml.safe_dump(dict(cfg, stages=[dict(s, epochs=1) for s in cfg['stages']])))
