@@ -10,6 +10,7 @@ import csv, dataclasses, json, os, shutil, sys, time
 from collections import Counter
 from pathlib import Path
 import numpy as np, torch, torchvision, yaml
+import torch.distributed as dist
 from fastai.vision.all import *
 from fastai.distributed import *
 from .read import *
@@ -395,7 +396,7 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
     out, tm = Path(out), RunTimer()
     rank = setup_rank(cfg.get('seed'), timeout=cfg.get('timeout'), group=True)
     if num_distrib() > 1:   # the run's first line
-        print0(f"{num_distrib()} processes ({'nccl' if torch.cuda.is_available() else 'gloo'}); a collective waits "
+        print0(f"{num_distrib()} processes ({dist.get_backend() if dist.is_initialized() else 'no group yet'}); a collective waits "
                f"{group_timeout().total_seconds() / 60:g} min for every rank before the run stops (--timeout)")
     try:  # every input problem is one `RunError`, raised before anything is written
         bplan = None
