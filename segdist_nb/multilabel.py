@@ -14,7 +14,7 @@ from fastcore.all import *
 from .read import *
 
 # %% auto #0
-__all__ = ['ml_layouts', 'ml_max', 'class_slot', 'class_paths', 'to_bits', 'from_bits', 'LabelsReader', 'ml_desc',
+__all__ = ['ml_layouts', 'ml_max', 'class_slot', 'class_paths', 'to_bits', 'from_bits', 'ml_names', 'LabelsReader', 'ml_desc',
            'find_multilabel']
 
 # %% ../nbs/00bb_multilabel.ipynb #780f2bf8
@@ -60,6 +60,11 @@ def from_bits(bits:np.ndarray, # (..., H, W) bit flags
     "The class planes of bit flags (`ignore_index` pixels have every bit: leave them out first)"
     b = np.asarray(bits)[..., None, :, :].astype(np.int64)
     return (b >> np.arange(n).reshape(-1, 1, 1)) & 1 == 1
+
+def ml_names(codes:list, # Class names, in bit order
+            )->list: # 2**n names
+    "A name for each value of the bit flags: the classes it holds joined by '+', 'none' for 0 (a palette of one colour each)"
+    return ['+'.join(c for i, c in enumerate(codes) if v >> i & 1) or 'none' for v in range(1 << len(codes))]
 
 # %% ../nbs/00bb_multilabel.ipynb #72c8c264
 def _plane(fn:Path)->np.ndarray:
@@ -124,7 +129,9 @@ def ml_desc(d:dict, # A description (`data.yaml`) with `multilabel:`
     bad = [k for k in ('palette', 'tolerance', 'void', 'ignore') if k in d]
     if bad: raise DataError([f'{where}: {", ".join(bad)}: not for multi-label masks (multilabel: {lay}): a pixel is each class or not; remove it'])
     LabelsReader(codes, lay, where=where)   # the layout and the number of classes
-    tmpls = [labels] + [s['labels'] for s in d.values() if isinstance(s, dict) and 'labels' in s]
+    own = [d[s]['labels'] for s in ('train', 'valid', 'test') if isinstance(d.get(s), dict) and 'labels' in d[s]]
+    top = 'train' not in d or len(own) < sum(s in d for s in ('train', 'valid', 'test'))   # a split reads `labels`
+    tmpls = [labels] * top + own
     if lay != 'files':
         if any('{class}' in t for t in tmpls): raise DataError([f'{where}: labels: {{class}} is for one mask per class (multilabel: files), not {lay}'])
         return labels, d, None
@@ -132,7 +139,7 @@ def ml_desc(d:dict, # A description (`data.yaml`) with `multilabel:`
     if len(slots) > 1: raise DataError([f"{where}: labels: the class is a folder in some splits' templates and a name's end in others: give one way"])
     sub = lambda t: t.replace('{class}', codes[0])
     d = {k: dict(v, labels=sub(v['labels'])) if isinstance(v, dict) and 'labels' in v else v for k, v in d.items()}
-    return sub(labels), d, slots.pop()
+    return sub(labels) if top else labels, d, slots.pop()
 
 # %% ../nbs/00bb_multilabel.ipynb #c1f79e22
 def find_multilabel(root:Path|str, # A data set folder without data.yaml
