@@ -17,7 +17,7 @@ from .metrics import SegStats, SegMetric
 
 # %% auto #0
 __all__ = ['bit_targets', 'MultiLabelLoss', 'MultiLabelSum', 'ml_decode', 'ml_loss', 'bits_confusion', 'ml_confusion',
-           'MultiLabelStats', 'ml_metrics', 'ml_image_scores', 'np_ml_metrics']
+           'MultiLabelStats', 'ml_metrics', 'ml_image_confusion', 'ml_image_scores', 'np_ml_metrics']
 
 # %% ../nbs/02g_multilabel_learn.ipynb #a66f672a
 def bit_targets(targ:torch.Tensor, # (bs, H, W) bit flags, `ignore_index` where ignored
@@ -117,6 +117,13 @@ def ml_metrics(n:int, # Number of classes
     "Exact multi-label metrics that share one `MultiLabelStats`"
     stats = MultiLabelStats(n)
     return [SegMetric(stats, o) for o in names]
+
+def ml_image_confusion(pred:np.ndarray, # (H, W) predicted bit flags (`ignore_index` where nothing was predicted)
+                       truth:np.ndarray, # (H, W) true bit flags
+                       n:int, # Number of classes
+                      )->np.ndarray: # (n, 2, 2) int64
+    "One image's per-class confusion matrices, as training counts them (`bits_confusion`)"
+    return bits_confusion(torch.from_numpy(np.array(pred))[None], torch.from_numpy(np.array(truth))[None], n)[0].numpy()   # copies: PIL's arrays are read-only
 
 def ml_image_scores(cm:np.ndarray, # An image's (n, 2, 2) confusion matrices (`bits_confusion`)
                    )->dict:
