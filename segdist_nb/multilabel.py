@@ -156,14 +156,14 @@ def find_multilabel(root:Path|str, # A data set folder without data.yaml
         for sfx in ('.png', '.tif', fns[0].suffix):   # a folder per class, masks named as the images
             cls = [c for c in subs if all((m/c/(f.stem + sfx)).is_file() for f in fns)]
             if len(cls) > 1:
-                return (dict(names=cls, multilabel='files', labels=f'{m.name}/{{class}}/{{stem}}{sfx}'),
+                return (dict(names=cls, multilabel='files', labels=f'{m.name}/{{class}}/{{stem}}{sfx}', train=dict(images=images)),
                         [f'layout: multi-label masks, a folder per class in {m.name}/ ({", ".join(cls)})',
                          f'train: {len(image_files(img, quiet=True))} images ({images})'])
         ends = Counter(o.stem[len(f.stem) + 1:] + o.suffix for f in fns for o in m.glob(f'{f.stem}_*') if o.is_file())
         cls = sorted({e.rsplit('.', 1)[0] for e, k in ends.items() if k == len(fns)})
         if len(cls) > 1 and len({e.rsplit('.', 1)[1] for e in ends if e.rsplit('.', 1)[0] in cls}) == 1:
             sfx = '.' + first(e for e in ends if e.rsplit('.', 1)[0] in cls).rsplit('.', 1)[1]
-            return (dict(names=cls, multilabel='files', labels=f'{m.name}/{{stem}}_{{class}}{sfx}'),
+            return (dict(names=cls, multilabel='files', labels=f'{m.name}/{{stem}}_{{class}}{sfx}', train=dict(images=images)),
                     [f'layout: multi-label masks, one per class named {{stem}}_{{class}}{sfx} in {m.name}/ ({", ".join(cls)})',
                      f'train: {len(image_files(img, quiet=True))} images ({images})'])
     return None
