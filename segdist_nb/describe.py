@@ -15,6 +15,7 @@ from fastcore.all import *
 from fastai.vision.all import *
 from .read import *
 from .augment import *
+from .multilabel import *
 
 # %% auto #0
 __all__ = ['spec_keys', 'split_keys', 'split_names', 'default_labels', 'list_suffixes', 'cityscapes_names', 'voc_names',
@@ -23,7 +24,7 @@ __all__ = ['spec_keys', 'split_keys', 'split_names', 'default_labels', 'list_suf
            'find_layout', 'layout_yaml', 'suggest_hint', 'layout_report', 'layout_options']
 
 # %% ../nbs/00c_describe.ipynb #717c7a5d
-spec_keys = ('path', 'names', 'codes', 'void', 'ignore', 'palette', 'tolerance', 'nodata', 'bands', 'aug', 'images', 'labels', 'train', 'valid', 'test')
+spec_keys = ('path', 'names', 'codes', 'void', 'ignore', 'palette', 'tolerance', 'nodata', 'bands', 'aug', 'images', 'labels', 'train', 'valid', 'test', 'multilabel')
 split_keys = ('images', 'list', 'labels', 'strip')
 split_names = ('train', 'valid', 'test')
 default_labels = 'labels/{stem}_P{suffix}'
@@ -141,9 +142,14 @@ class DataSpec:
                 ):
         store_attr()
         self.reader = MaskReader(len(codes), palette, ignore, str(file) if file else 'codes.txt', (desc or {}).get('tolerance') or 0)
+        if self.multilabel: self.reader = LabelsReader(codes, self.multilabel, (desc or {}).get('class_slot'), str(file))   # chapter 00bb
         self._imagery = None
     @property
     def has_valid(self)->bool: return 'valid' in self.splits
+    @property
+    def multilabel(self)->str|None:
+        "How multi-label masks are laid out (`multilabel:`, chapter `00bb_multilabel`), or None: one class per pixel"
+        return (self.desc or {}).get('multilabel')
     @property
     def aug(self)->str|None:
         "The augmentation preset that fits the data (`aug:`), or None"
@@ -184,6 +190,7 @@ class DataSpec:
     def to_dict(self)->dict:
         "The description as used (for a run's config.json)"
         return dict(root=str(self.root), file=str(self.file) if self.file else None, codes=list(self.codes), void=self.void, aug=self.aug, bands=self.bands,
+                    multilabel=self.multilabel,
                     imagery=repr(self.imagery), nodata=self.imagery.nodata, band_stats=getattr(self, 'stats', None),
                     ignore=[list(o) if isinstance(o, tuple) else o for o in self.ignore], palette=self.palette,
                     splits={k: dict(images=str(s.images), list=str(s.lst) if s.lst else None, labels=getattr(s.label_fn, 'tmpl', repr(s.label_fn)), strip=getattr(s.label_fn, 'strip', ''))
@@ -267,6 +274,7 @@ def _spec_file(fn:Path, images:str|None=None, labels:str|None=None, txt:str|None
     ign = d.get('ignore') or []
     if not isinstance(ign, list): ign = [ign]
     images, labels = images or str(d.get('images', 'images')), labels or str(d.get('labels', default_labels))
+    if 'multilabel' in d: labels, d, slot = ml_desc(d, codes, labels, str(fn)); d = dict(d, class_slot=slot)   # `{class}`: the first class's masks
     splits = {s: _split(root, s, d[s], images, labels, str(fn)) for s in split_names if s in d}
     if 'train' not in splits: splits = dict(train=_split(root, 'train', {}, images, labels, str(fn)), **splits)
     try: return DataSpec(root, codes, splits, void, ign, pal, fn, d)
@@ -480,6 +488,7 @@ def find_layout(root:Path|str, # A data set folder without data.yaml
                )->tuple|None: # (description dict, notes) or None
     "The `data.yaml` that fits a folder in one of the common layouts, with what was found"
     root = Path(root).resolve()
+    if (ml := find_multilabel(root)) is not None: return ml   # a mask per class (chapter 00bb)
     desc, notes, known = {}, [], None
     if (root/'leftImg8bit').is_dir() and (root/'gtFine').is_dir():
         kind, known = 'Cityscapes (leftImg8bit/, gtFine/)', cityscapes_names

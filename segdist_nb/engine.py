@@ -64,6 +64,7 @@ class LearnerModel:
         self.mean, self.std = [torch.as_tensor(o).float().reshape(1, -1, 1, 1).to(self.device)
                                for o in ((c['mean'], c['std']) if c.get('mean') is not None else (0., 1.))]
         self.codes, self.void, self.sz, self.palette = list(c['classes']), c.get('void'), size_hw(c['sz']), c.get('palette')
+        self.multilabel = c.get('multilabel')   # a sigmoid per class (chapter 02g)
         self.imagery = Imagery.from_dict(c['imagery'])   # what it trained on (`check_inputs`)
         self.reader = ImageReader(ScaleBands(**c['scale']) if c.get('scale') else None, self.imagery.nodata)
         prec = c.get('precision', 'fp32')
@@ -76,7 +77,8 @@ class LearnerModel:
     def probs(self, x:Tensor)->Tensor:
         "Class probabilities (N, C, H, W) of images `x` (N, bands, H, W) in 0..1"
         with torch.no_grad(), torch.autocast(self.device.type, dtype=self.dtype, enabled=self.amp):
-            return self.model((x.to(self.device) - self.mean) / self.std).float().softmax(1)
+            o = self.model((x.to(self.device) - self.mean) / self.std).float()
+            return o.sigmoid() if self.multilabel else o.softmax(1)
 
 # %% ../nbs/05a_engine.ipynb #eef17274
 class NormalizedModel(nn.Module):
@@ -138,13 +140,15 @@ def onnx_proto(m:LearnerModel, # A learner's model
     if fixed and (th, tw) != (h, w): raise ValueError(f'the training size {h}x{w} is not a multiple of 32, which a graph of one input size (adaptive pooling: PSPNet, UPerNet) needs')
     with bin_pools(module) if fixed else contextlib.nullcontext(): export({0: 'batch'} if fixed else {0: 'batch', **hw})
     g = onnx.load_from_string(buf.getvalue())
+    ml = getattr(m, 'multilabel', None)
     meta = dict(codes=json.dumps(list(m.codes)), void=json.dumps(m.void), sz=json.dumps([h, w]), multiple='32', **({'fixed': json.dumps([h, w])} if fixed else {}),
+                **({'multilabel': json.dumps(ml)} if ml else {}),
                 imagery=json.dumps(m.imagery.to_dict()), **({} if m.digests is None else dict(trained_on=json.dumps(sorted(m.digests)))),
                 **({} if getattr(m, 'palette', None) is None else dict(palette=json.dumps(m.palette))),
                 input=(f'image: float32 (N, {r.n_in}, H, W), ' + ('RGB, values 0..1' if r.scale is None else 'bands scaled to 0..1 by scale (lo and hi per band, clipped)')
                        + ' (the normalisation is in the graph); H and W multiples of 32'),
                 **({} if r.scale is None else dict(scale=json.dumps(dict(lo=r.scale.lo, hi=r.scale.hi, bands=r.scale.bands)))),
-                output='logits: float32 (N, C, H, W), one channel per class of codes; argmax over C is the mask',
+                output='logits: float32 (N, C, H, W), one channel per class of codes; ' + ('multi-label: a class is where its logit is above 0 (sigmoid above 0.5)' if ml else 'argmax over C is the mask'),
                 producer='segdist_nb')
     for k, v in meta.items(): p = g.metadata_props.add(); p.key, p.value = k, v
     return g
@@ -177,6 +181,7 @@ class OnnxModel:
         self.imagery = Imagery.from_dict(json.loads(meta['imagery'])) if 'imagery' in meta else Imagery('uint8', None) if sc is None else Imagery(None, None if sc.bands else len(sc.lo), sc.bands)
         self.digests = set(json.loads(meta['trained_on'])) if 'trained_on' in meta else None
         self.palette = json.loads(meta['palette']) if 'palette' in meta else None   # the data set's colours
+        self.multilabel = json.loads(meta.get('multilabel', 'null'))   # a sigmoid per class (chapter 02g)
         self.reader = ImageReader(sc, self.imagery.nodata)
         self.engine = 'onnx int8' if 'int8' in meta else "onnx"
     def padded(self, x:Tensor)->Tensor:
@@ -190,7 +195,8 @@ class OnnxModel:
             raise ValueError(f'this ONNX model takes {self.fixed[0]}x{self.fixed[1]} images only (its adaptive pooling was exported for its training size), '
                              f'not {h}x{w}: predict whole images, tiles of {self.fixed[0]} (--tile), or use the model.pkl with --engine torch')
         out = self.sess.run(None, {self.sess.get_inputs()[0].name: self.padded(x).detach().cpu().float().numpy()})[0]
-        return torch.from_numpy(out[..., :h, :w]).softmax(1)
+        o = torch.from_numpy(out[..., :h, :w])
+        return o.sigmoid() if self.multilabel else o.softmax(1)
 
 # %% ../nbs/05a_engine.ipynb #89c3b4e8
 engines = ('auto', 'torch', 'torch-bf16', 'onnx')

@@ -19,6 +19,8 @@ from .metrics import *
 from .plots import *
 from .distributed import setup_rank, print0
 from .engine import inference_model
+from .multilabel import ml_names
+from .multilabel_learn import MultiLabelStats, ml_image_confusion, ml_image_scores
 from .predict import predict_masks, check_predict_options, check_inputs, engine_options, tile_args
 from .model import image_digest
 from .modelfile import model_format
@@ -101,15 +103,15 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
     check_inputs(m, fns)   # images unlike the model's training images: refused, naming both
     fns, left = _not_trained_on(m, spec, fns, split, use, rank)
     if check and rank == 0: check_spec(spec, splits=use, unreadable=[])   # files that cannot be read are skipped below, by name
-    n = len(codes)
-    cm, rows, skipped = np.zeros((n, n), np.int64), [], []
+    n, ml = len(codes), getattr(m, 'multilabel', None)   # multi-label: a 2x2 matrix per class, from bit flags (chapter 02g)
+    cm, rows, skipped = np.zeros((n, 2, 2) if ml else (n, n), np.int64), [], []
     for fn, _, pred in predict_masks(m, fns[rank::ws], bs, tta, tile, overlap, progress=rank == 0, skipped=skipped,
                                        blend=blend):
         try: truth = gm(fn)
         except Exception as e: skipped.append((Path(fn), f'its mask cannot be read ({type(e).__name__}: {e})')); continue
-        c = image_confusion(pred, truth, n)
+        c = ml_image_confusion(pred, truth, n) if ml else image_confusion(pred, truth, n)
         cm += c
-        rows.append(dict(file=Path(fn).relative_to(spec.root).as_posix(), **image_scores(c, void)))
+        rows.append(dict(file=Path(fn).relative_to(spec.root).as_posix(), **(ml_image_scores(c) if ml else image_scores(c, void))))
     parts = _gather((cm, rows, skipped))
     if rank != 0: return None
     cm, rows, skipped = sum(p[0] for p in parts), [r for p in parts for r in p[1]], [s for p in parts for s in p[2]]
@@ -141,7 +143,8 @@ def _write_eval(m, data:Path, fns:list, gm, cm:np.ndarray, rows:list, out, how:d
     src = Path(how['model']) if how['model'] != 'Learner' else Path('.')
     out = Path(ifnone(out, (src if src.is_dir() and model_format(src) is None else src.parent)/name))   # in the run's folder
     mark_output(out, 'segdist-eval')   # never read as images by a later walk (`image_files`)
-    st = SegStats(len(m.codes), m.void); st.cm = torch.as_tensor(cm)
+    ml = getattr(m, 'multilabel', None)
+    st = MultiLabelStats(len(m.codes)) if ml else SegStats(len(m.codes), m.void); st.cm = torch.as_tensor(cm)
     pc = st.per_class(); pc.insert(1, 'name', [m.codes[i] for i in pc.cls])
     pc.to_csv(out/'per_class.csv', index=False, float_format='%.6g')
     pi = pd.DataFrame(rows).sort_values(['miou', 'file'], na_position='last').reset_index(drop=True)
@@ -153,9 +156,9 @@ def _write_eval(m, data:Path, fns:list, gm, cm:np.ndarray, rows:list, out, how:d
         trip = [(np.asarray(img), gm(fn), pred)
                 for fn, img, pred in predict_masks(m, wfns, how['bs'], how['tta'], how['tile'], how['overlap'] or 0.25, progress=False,
                                                       blend=how.get('blend') or 'gaussian')]
-        plot_triplets(trip, m.codes, out/'worst.png', captions=[f'{f}: mIoU {r.miou:.3f}, acc {r.acc:.3f}' for f, r in zip(worst.file, worst.itertuples())])
+        plot_triplets(trip, ml_names(m.codes) if ml else m.codes, out/'worst.png', captions=[f'{f}: mIoU {r.miou:.3f}, acc {r.acc:.3f}' for f, r in zip(worst.file, worst.itertuples())])
     res = dict(how, n_images=len(rows), seconds=round(time.time() - t0, 2),
-               metrics={k_: seg_metric_fns[k_](st) for k_ in ('acc_all', 'acc_clss', 'miou', 'dice', 'fwiou')})
+               metrics={k_: seg_metric_fns[k_](st) for k_ in (('miou', 'dice', 'fwiou') if ml else ('acc_all', 'acc_clss', 'miou', 'dice', 'fwiou'))})
     (out/'eval.json').write_text(json.dumps(res, indent=1))
     print(pc.to_string(index=False, float_format=lambda v: f'{v:.4f}'))
     sk = how.get('skipped') or []

@@ -60,6 +60,7 @@ def export_onnx(model, # A run's `model.pkl`, or a `Learner`
     if fn.suffix.lower() != '.onnx': raise ValueError(f'{fn}: give the file to write a name ending in .onnx (the file is ONNX, and this keeps a model.pkl from being written over)')
     if not fn.parent.exists() and fn.parent.parent.is_file(): raise ValueError(f'{fn.parent} cannot be created: {fn.parent.parent} is a file')
     m = inference_model(model, cpu=True, engine='torch', trust_pickle=trust_pickle)
+    if int8 and getattr(m, 'multilabel', None): raise ValueError('--int8 is checked by the agreement of single-label masks: export a multi-label model in fp32 (leave --int8 out)')
     g = onnx_proto(m, opset)
     fixed = any(p.key == 'fixed' for p in g.metadata_props)   # a graph of the training size only (PSPNet's and UPerNet's pooling)
     sz = tuple(-(-s // 32) * 32 for s in m.sz)   # the graph takes multiples of 32 (`OnnxModel.padded`): checked at the training size rounded up to one

@@ -17,6 +17,7 @@ from .augment import *
 from .dls import *
 from .metrics import *
 from .losses import *
+from .multilabel_learn import ml_loss, ml_metrics
 from .encoders import *
 from .compiled import *
 from .decoders import *
@@ -357,10 +358,11 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
     n, void, decoder = len(codes), void_idx(void, codes), check_decoder(decoder)
     w = class_weights(dls, weights, void)
     wt = tensor(w).float() if w is not None else None
-    lf = seg_loss(loss, n, wt, void, ignore_void, loss_weights)   # `ignore:` pixels (255) count in no loss
+    ml = getattr(getattr(dls, 'spec', None), 'multilabel', None)   # multilabel: in data.yaml: a sigmoid per class (chapter 02g)
+    lf = ml_loss(loss, n, loss_weights, weight=wt) if ml else seg_loss(loss, n, wt, void, ignore_void, loss_weights)   # `ignore:` pixels (255) count in no loss
     pw = fetch_weights(find_weights(pretrained, arch, decoder, trust_pickle))   # chapter 02f: None to train from scratch
     fn, tn, ws = (pw.path if pw is not None and pw.source != 'run' else None), timm_name(arch), pw.stats if pw is not None else None
-    kw = dict(loss_func=lf, metrics=ifnone(metrics, seg_metrics(n, void)), wd=wd, opt_func=opt_func, **kwargs)
+    kw = dict(loss_func=lf, metrics=ifnone(metrics, ml_metrics(n) if ml else seg_metrics(n, void)), wd=wd, opt_func=opt_func, **kwargs)
     if decoder != 'fastai': learn = _smp_learner(dls, decoder, arch, n, fn, ws, **kw)
     elif tn is not None: learn = _timm_learner(dls, tn, n, fn, self_attention, ws, **kw)
     else:

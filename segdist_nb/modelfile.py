@@ -101,7 +101,7 @@ def model_config(learn)->dict:
     codes = getattr(learn, 'codes', None) or [str(i) for i in range(get_c(learn.dls))]
     return dict(format='segdist_nb model', version=1, decoder=getattr(learn, 'decoder', 'fastai'), arch=getattr(learn, 'arch_name', None),
                 self_attention=any(isinstance(m, SelfAttention) for m in learn.model.modules()),
-                classes=list(codes), palette=getattr(spec, 'palette', None), void=getattr(learn, 'void', None),
+                classes=list(codes), palette=getattr(spec, 'palette', None), void=getattr(learn, 'void', None), multilabel=getattr(spec, 'multilabel', None),
                 ignore=[list(o) if isinstance(o, tuple) else o for o in getattr(spec, 'ignore', ())],
                 bands=3 if sc is None else len(sc.lo), imagery=im.to_dict(), bit_depth=im.dtype,
                 scale=None if sc is None else dict(lo=list(sc.lo), hi=list(sc.hi), bands=sc.bands),

@@ -44,10 +44,12 @@ def plot_confusion(stats:SegStats, # Summed confusion matrix
                   ):
     "Confusion matrix, rows (targets) normalised, void rows left out"
     cm = stats.cm.double().numpy()[stats.keep]
+    ml = cm.ndim == 3   # multi-label (chapter 02g): a 2x2 matrix per class, shown as the share of its pixels found and missed
+    if ml: cm = cm[:, 1, ::-1]
     cm = cm / np.maximum(cm.sum(1, keepdims=True), 1)
     fig, ax = plt.subplots(figsize=(0.45 * len(codes) + 2, 0.45 * len(cm) + 1.5))
     ax.imshow(cm, cmap='Blues', vmin=0, vmax=1)
-    ax.set_xticks(range(len(codes)), codes, rotation=90, fontsize=7)
+    ax.set_xticks(range(cm.shape[1]), ['found', 'missed'] if ml else codes, rotation=90, fontsize=7)
     ax.set_yticks(range(len(cm)), [c for c, k in zip(codes, stats.keep) if k], fontsize=7)
     ax.set_xlabel('predicted'); ax.set_ylabel('true')
     return savefig(fig, fn)

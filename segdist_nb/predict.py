@@ -18,10 +18,12 @@ from fastprogress.fastprogress import progress_bar
 from .read import seg_palette, resize_bands, is_tiff, image_files, mark_output, image_info, Imagery, ignore_index, say_once, size_hw
 from .engine import *
 from .compiled import compile_option
+from .multilabel import ml_names
+from .multilabel_learn import ml_decode
 
 # %% auto #0
 __all__ = ['blends', 'whole_max_px', 'palette_png', 'overlay', 'background_class', 'tile_starts', 'tile_weights', 'predict_tiled',
-           'image_batch', 'open_image', 'predict_masks', 'check_input', 'check_inputs', 'check_whole',
+           'image_batch', 'open_image', 'predict_masks', 'class_mask', 'check_input', 'check_inputs', 'check_whole',
            'check_predict_options', 'geo_tiff', 'write_geotiff', 'output_plan', 'model_palette', 'predict_folder',
            'engine_options', 'tile_args', 'predict_parser', 'segdist_predict']
 
@@ -116,7 +118,7 @@ def predict_tiled(model, # A `LearnerModel` or `OnnxModel`
                 wsum[y - top:y - top + tile, x0:x0 + tile] += win
         nxt = ys[j + 1] if j + 1 < len(ys) else Hp
         done = nxt - top   # rows above the next row of windows are final
-        out[top:nxt] = (acc[:, :done] / wsum[:done]).argmax(0).byte().cpu().numpy()
+        out[top:nxt] = class_mask(acc[:, :done] / wsum[:done], model).cpu().numpy()
         acc, wsum, top = acc[:, done:], wsum[done:], nxt
     return out[:H, :W]
 
@@ -171,7 +173,13 @@ def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `inference_model
         p = _tta(model, image_batch([x for _, x, _ in got], ifnone(sz, model.sz)), tta)
         for fn, (im, _, nd), pk in zip(chunk, got, p):
             pk = F.interpolate(pk[None], size=(im.height, im.width), mode='bilinear', align_corners=False)[0]
-            yield fn, im, pk.cpu() if probs else _nodata(pk.argmax(0).byte().cpu().numpy(), nd)
+            yield fn, im, pk.cpu() if probs else _nodata(class_mask(pk, model).cpu().numpy(), nd)
+
+def class_mask(p:Tensor, # (C, H, W) class probabilities
+               model, # The model they are from: a multi-label one (chapter 02g) gives bit flags
+              )->Tensor: # (H, W) uint8
+    "The mask of `p`: each pixel's most likely class, or the bit flags of the classes above one half for a multi-label model"
+    return ml_decode(p, 0.5) if getattr(model, 'multilabel', None) else p.argmax(0).byte()
 
 def _nodata(mask:np.ndarray, nd:np.ndarray|None)->np.ndarray:
     "`mask` with `ignore_index` (no class, the masks' nodata) where the image is nodata"
@@ -318,6 +326,7 @@ def output_plan(images:Path|str, # Folder of images (searched recursively) or on
 def model_palette(m)->np.ndarray:
     "(n, 3) uint8 colours of `m`'s classes: its data set's palette (`config.json`, the ONNX metadata), else `seg_palette`"
     pal = getattr(m, 'palette', None)
+    if getattr(m, 'multilabel', None): return seg_palette(1 << len(m.codes))   # bit flags: a colour per combination of classes (`ml_names`)
     return np.asarray(pal, np.uint8).reshape(len(m.codes), 3) if pal is not None else seg_palette(len(m.codes))
 
 # %% ../nbs/05b_predict.ipynb #0cdf55d6
@@ -352,7 +361,8 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
     if note and verbose: print(note)
     pal = model_palette(m)   # the data set's own colours where it has them (`config.json`)
     mark_output(out, 'segdist-predict')   # never read as images by a later walk (`image_files`)
-    (out/'palette.json').write_text(json.dumps({c: pal[i].tolist() for i, c in enumerate(m.codes)}, indent=1))
+    names = ml_names(m.codes) if getattr(m, 'multilabel', None) else m.codes   # multi-label: the masks are bit flags (chapter 00bb)
+    (out/'palette.json').write_text(json.dumps({c: pal[i].tolist() for i, c in enumerate(names)}, indent=1))
     written = ifnone(written, [])
     with warnings.catch_warnings():   # sizes are checked above (`check_whole`): PIL's bomb warning says nothing more
         warnings.simplefilter('ignore', Image.DecompressionBombWarning)
@@ -361,7 +371,7 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
             dst.parent.mkdir(parents=True, exist_ok=True)
             tmp = dst.with_name(dst.name + '.tmp')   # whole or not at all: an interrupt leaves no torn mask
             try:
-                if dst.suffix == '.tif': write_geotiff(mask, fn, tmp, pal, m.codes)   # a GeoTIFF in, a GeoTIFF out: the same coordinates, nodata where the image is
+                if dst.suffix == '.tif': write_geotiff(mask, fn, tmp, pal, names)   # a GeoTIFF in, a GeoTIFF out: the same coordinates, nodata where the image is
                 else: palette_png(mask, pal).save(tmp, format='PNG')
                 os.replace(tmp, dst)
             finally: tmp.unlink(missing_ok=True)

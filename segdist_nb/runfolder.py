@@ -16,6 +16,8 @@ from .metrics import SegMetric
 from .read import mark_output, output_marker, is_output
 from .augment import batch_part
 from .distributed import print0
+from .multilabel import ml_names
+from .multilabel_learn import ml_decode
 
 # %% auto #0
 __all__ = ['run_top', 'run_dirs', 'run_stores', 'RunLog', 'trim_log', 'weights_digest', 'RunTimer', 'run_patterns', 'run_record',
@@ -178,11 +180,12 @@ def plot_results(learn:Learner, fn:Path, n:int=4):
     "Validation images, true masks and predicted masks, in the class palette"
     xb, yb = learn.dls.valid.one_batch()
     learn.model.eval()
-    with torch.no_grad(): pred = learn.model(xb).argmax(1)
+    ml = getattr(getattr(learn.dls, 'spec', None), 'multilabel', None)   # bit flags (chapter 02g), a colour per combination of classes
+    with torch.no_grad(): pred = learn.model(xb); pred = ml_decode(pred) if ml else pred.argmax(1)
     norm = batch_part(learn.dls, Normalize)
     imgs = norm.decode(TensorImage(xb.cpu())) if norm is not None else xb   # back to 0..1 colours
     n = min(n, len(xb))
-    plot_triplets([(imgs[i].permute(1, 2, 0).cpu().clamp(0, 1), yb[i].cpu(), pred[i].cpu()) for i in range(n)], learn.codes, fn)
+    plot_triplets([(imgs[i].permute(1, 2, 0).cpu().clamp(0, 1), yb[i].cpu(), pred[i].cpu()) for i in range(n)], ml_names(learn.codes) if ml else learn.codes, fn)
 
 # %% ../nbs/04c_runfolder.ipynb #4fecbe36
 def save_plots(learn:Learner, out:Path):

@@ -16,7 +16,8 @@ from fastai.distributed import rank0_first
 from .read import *
 
 # %% auto #0
-__all__ = ['synth_codes', 'layouts', 'imagery_kinds', 'make_synthetic', 'synthetic_once', 'copy_layout', 'copy_imagery']
+__all__ = ['synth_codes', 'layouts', 'imagery_kinds', 'ml_synth_codes', 'ml_synth_layouts', 'make_synthetic', 'synthetic_once',
+           'copy_layout', 'copy_imagery', 'make_multilabel']
 
 # %% ../nbs/00a_synthetic.ipynb #2f322ce6
 synth_codes = ['background', 'circle', 'square', 'triangle', 'void']
@@ -200,3 +201,53 @@ def copy_imagery(src:Path, # A data set in today's layout (e.g. from `make_synth
     if kind == 'jpeg': desc['tolerance'] = 40
     if kind != 'gray16': (dest/'data.yaml').write_text(''.join(f'{k}: {json.dumps(v)}\n' for k, v in desc.items()))   # one key a line, lists inline
     return dest
+
+# %% ../nbs/00a_synthetic.ipynb #8ef99d7f
+ml_synth_codes = ['circle', 'square', 'triangle']
+ml_synth_layouts = ('files', 'suffix', 'bands', 'bits')
+
+def _ml_pair(rng:np.random.Generator, size:int, shapes:tuple)->tuple:
+    "One image (H, W, 3) uint8 and its class planes (3, H, W) bool"
+    c0 = rng.integers(0, 100, 3)
+    a = np.ones((size, size, 3)) * c0
+    planes = np.zeros((3, size, size), bool)
+    for _ in range(rng.integers(*shapes)):
+        cls = int(rng.integers(0, 3)); r = rng.uniform(0.2, 0.35) * size
+        cx, cy = rng.uniform(r, size - r, 2)
+        m = Image.new('L', (size, size), 0); dm = ImageDraw.Draw(m)
+        box = [cx - r, cy - r, cx + r, cy + r]
+        if cls == 0: dm.ellipse(box, fill=1)
+        elif cls == 1: dm.rectangle(box, fill=1)
+        else: dm.polygon([(cx, cy - r), (cx - r, cy + r), (cx + r, cy + r)], fill=1)
+        p = np.asarray(m) > 0
+        planes[cls] |= p
+        a[p] = 0.4 * a[p] + 0.6 * np.array(_synth_hue[cls + 1])   # half transparent: the overlap shows both colours
+    return np.clip(a + rng.normal(0, 8, a.shape), 0, 255).astype(np.uint8), planes
+
+def make_multilabel(path:Path|str, # Folder to create with `images/`, `labels/`, `data.yaml`
+                    n:int=32, # Number of images
+                    size:int=48, # Side of the square images, in pixels
+                    layout:str='files', # How the masks are laid out: one of `ml_synth_layouts`
+                    seed:int=0, # Random seed
+                    pct_valid:float=0.25, # Share of the images in the valid split (`images/valid`)
+                    shapes:tuple=(2, 5), # Shapes per image: at least, and fewer than
+                   )->Path:
+    "Write a multi-label data set of overlapping shapes (`ml_synth_codes`) to `path` and return `path`"
+    if layout not in ml_synth_layouts: raise ValueError(f'layout {layout!r}: choose one of {ml_synth_layouts}')
+    path, rng = Path(path), np.random.default_rng(seed)
+    n_valid = max(1, round(n * pct_valid))
+    for i in range(n):
+        s, nm = 'valid' if i >= n - n_valid else 'train', f'ml_{i:04d}'
+        a, planes = _ml_pair(rng, size, shapes)
+        (path/'images'/s).mkdir(parents=True, exist_ok=True); Image.fromarray(a).save(path/'images'/s/f'{nm}.png')
+        lbl = path/'labels'/s; lbl.mkdir(parents=True, exist_ok=True)
+        for c, p in zip(ml_synth_codes, planes):
+            if layout == 'files': (lbl/c).mkdir(exist_ok=True); Image.fromarray(p.astype(np.uint8) * 255).save(lbl/c/f'{nm}.png')
+            if layout == 'suffix': Image.fromarray(p.astype(np.uint8) * 255).save(lbl/f'{nm}_{c}.png')
+        if layout == 'bands': tifffile.imwrite(lbl/f'{nm}.tif', planes.astype(np.uint8), photometric='minisblack')
+        if layout == 'bits': Image.fromarray((planes * np.array([1, 2, 4])[:, None, None]).sum(0).astype(np.uint8)).save(lbl/f'{nm}.png')
+    t = {'files': '{class}/{stem}.png', 'suffix': '{stem}_{class}.png', 'bands': '{stem}.tif', 'bits': '{stem}.png'}[layout]
+    lay = 'files' if layout == 'suffix' else layout
+    (path/'data.yaml').write_text(f'names: {json.dumps(ml_synth_codes)}\nmultilabel: {lay}\n' +
+                                  ''.join(f"{s}: {{images: images/{s}, labels: 'labels/{s}/{t}'}}\n" for s in ('train', 'valid')))
+    return path
