@@ -69,13 +69,18 @@ class SegStats:
     def __init__(self, n:int, # Number of classes
                  void:int|None=None, # Index of the void class, or `None`
                 ): store_attr(); self.reset()
+    @property
+    def shape(self)->tuple: return (self.n, self.n)   # of the summed counts
     def reset(self):
-        self._cm, self.n_batches, self.shard, self.done = torch.zeros(self.n, self.n, dtype=torch.long), 0, False, True
+        self._cm, self.n_batches, self.shard, self.done = torch.zeros(self.shape, dtype=torch.long), 0, False, True
+    def counts(self, pred:Tensor, y:Tensor)->Tensor:
+        "A batch's counts, summed over its items: its (n, n) confusion matrix (a subclass counts otherwise, 02g)"
+        return batch_confusion(pred.argmax(dim=1), y, self.n).sum(0)
     def accumulate(self, learn):
         "Add the batch in `learn.pred`/`learn.y`, its padding left out, summed on its device: no gather, no read back"
         k, shard = _real(learn)
         if k:   # a batch of padding alone adds nothing, but this rank still takes part in the sum across ranks
-            cm = batch_confusion(learn.pred[:k].argmax(dim=1), learn.y[:k], self.n).sum(0)
+            cm = self.counts(learn.pred[:k], learn.y[:k])
             self._cm = self._cm.to(cm.device) + cm
         self.shard, self.done = self.shard or shard, False
         self.n_batches += 1

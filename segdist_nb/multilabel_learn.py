@@ -93,15 +93,14 @@ def ml_confusion(pred:torch.Tensor, # Logits (bs, n, H, W)
     return bits_confusion(ml_decode(pred.as_subclass(torch.Tensor)), targ, pred.shape[1])
 
 class MultiLabelStats(SegStats):
-    "Per-class 2x2 confusion matrices summed over a validation set; gathered across DDP ranks as `SegStats` is"
+    "Per-class 2x2 confusion matrices summed over a validation set: padding out, across DDP ranks once, as `SegStats`"
     def __init__(self, n:int, # Number of classes
                 ): super().__init__(n, None)
-    def reset(self): self._cm, self.n_batches = torch.zeros(self.n, 2, 2, dtype=torch.long), 0
-    def accumulate(self, learn):
-        "Add the batch in `learn.pred`/`learn.y`, gathered from every rank (`learn.to_detach`) and summed on the device"
-        cm = learn.to_detach(ml_confusion(learn.pred, learn.y), cpu=False).sum(0)
-        self._cm = self._cm.to(cm.device) + cm
-        self.n_batches += 1
+    @property
+    def shape(self)->tuple: return (self.n, 2, 2)
+    def counts(self, pred:Tensor, y:Tensor)->Tensor:
+        "A batch's per-class 2x2 matrices, summed over its items (`ml_confusion`)"
+        return ml_confusion(pred, y).sum(0)
     def per_class(self)->pd.DataFrame:
         "IoU, Dice, precision, recall and the share of the pixels each class is in; NaN where a ratio has nothing to count"
         cm = self.cm.double().numpy()
