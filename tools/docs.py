@@ -11,7 +11,7 @@ The notebooks are committed without outputs. `bash dev.sh test` runs them (tools
 nbs_exec/ and keeps the executed copies there; `build` puts those outputs into the pages, cell by cell id. The GitHub deploy
 workflow does the same before Quarto renders the site.
 """
-import html, json, os, re, shutil, subprocess, sys
+import html, json, os, re, shutil, subprocess, sys, threading
 import yaml
 from pathlib import Path
 
@@ -146,6 +146,11 @@ def lint() -> list:
             if ev and any(not isinstance(t, (ast.Import, ast.ImportFrom)) for t in c.parsed_() or []):
                 probs.append(f"{nbp.name} cell {c.idx_} mixes imports with other code (nbdev's docs run would execute it alone): "
                              f"move its imports to the notebook's import cell: {c.source.splitlines()[0][:70]}")
+    for nbp in sorted((ROOT/'nbs').glob('*.ipynb')):   # nbdev reads a title cell's other lines as front matter: gone from the page
+        md = [c for c in json.loads(nbp.read_text())['cells'] if c['cell_type'] == 'markdown'][:1]
+        extra = [l for l in ''.join(md[0]['source']).splitlines()[1:] if l.strip() and not l.startswith('>')] if md else []
+        if extra: probs.append(f"{nbp.name}: its title cell holds more than the title and the summary ({extra[0][:50]}...): "
+                               f"nbdev drops those lines from the docs page; move them to a markdown cell of their own")
     return probs
 
 _img_js = """<script>window.addEventListener('load', () => setTimeout(() => document.documentElement.setAttribute('data-imgs',
@@ -159,28 +164,32 @@ def shot() -> Path:
         if os.environ.get('CI'): raise SystemExit(msg)
         print(msg + ': SKIPPED the rendering check (CI runs it)'); return None
     flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-             '--disable-component-update', '--disable-sync', f'--user-data-dir={OUT}/.chromium', '--window-size=1280,1000']
+             '--disable-component-update', '--disable-sync', '--window-size=1280,1000']
     def dom(page):
         "The page's DOM after load, with the images' natural widths (a copy of the page with a script, beside it)"
         tmp = OUT/f'_shot_{page}'
         tmp.write_text(re.sub(r'</body>', _img_js.replace('\\', '\\\\') + '</body>', (OUT/page).read_text(), count=1))
-        try: return subprocess.run([exe, *flags, '--virtual-time-budget=5000', '--dump-dom', tmp.as_uri()], capture_output=True,
-                                   text=True, timeout=120).stdout
+        ud = f'--user-data-dir={OUT}/.chromium-{threading.get_ident()}'   # a profile each: two run at a time
+        try: return subprocess.run([exe, *flags, ud, '--virtual-time-budget=5000', '--dump-dom', tmp.as_uri()],
+                                   capture_output=True, text=True, timeout=120).stdout
         finally: tmp.unlink()
     want = [page_name(p) for p in PROC.glob('*.ipynb')]
     d = dom('index.html')
     miss = [p for p in want if f'href="{p}"' not in d]
     if 'segdist-nav' not in d or miss: raise SystemExit(f'docs: the rendered index lacks navigation to {miss}')
     bad, n_img = [], 0
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(2) as pool: doms = dict(zip(want, pool.map(lambda p: d if p == 'index.html' else dom(p), want)))
     for page in want:
-        m = re.search(r"data-imgs=\"([^\"]*)\"", dom(page) if page != 'index.html' else d)
+        m = re.search(r"data-imgs=\"([^\"]*)\"", doms[page])
         if m is None: bad.append(f'{page}: the image check did not run'); continue
         imgs = json.loads(html.unescape(m.group(1)))
         n_img += len(imgs)
         bad += [f'{page}: image {src} did not load' for src, w in imgs if not w or w <= 0]
     if bad: raise SystemExit('docs: ' + '; '.join(bad))
     png = OUT/'screenshot.png'
-    subprocess.run([exe, *flags, f'--screenshot={png}', (OUT/'index.html').as_uri()], capture_output=True, timeout=120)
+    subprocess.run([exe, *flags, f'--user-data-dir={OUT}/.chromium', f'--screenshot={png}', (OUT/'index.html').as_uri()],
+                   capture_output=True, timeout=120)
     if not png.exists() or png.stat().st_size < 10_000: raise SystemExit('docs: no screenshot written')
     print(f'docs: {len(want)} pages render, the index with navigation to all; {n_img} images loaded; screenshot {png}')
     return png
