@@ -18,10 +18,10 @@ setup() {
   [ -x .venv/bin/python ] || "$py" -m venv .venv
   local stamp=.venv/.segdist-installed
   if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-    # the venv's own pip installs this project (PEP 660); --no-compile: a module is byte-compiled when first imported,
-    # instead of every file of every package at install (about 30 s of a fresh clone's test run on 2 cores)
-    if [ -n "${TORCH_INDEX_URL:-}" ]; then .venv/bin/python -m pip install -q --no-compile torch torchvision --index-url "$TORCH_INDEX_URL"; fi
-    .venv/bin/python -m pip install -q --no-compile -e ".[dev]"
+    # the venv's own pip installs this project (PEP 660). Files are byte-compiled at install: where
+    # PYTHONDONTWRITEBYTECODE is set (as on this project's machines), imports would compile every module every time
+    if [ -n "${TORCH_INDEX_URL:-}" ]; then .venv/bin/python -m pip install -q torch torchvision --index-url "$TORCH_INDEX_URL"; fi
+    .venv/bin/python -m pip install -q -e ".[dev]"
     touch "$stamp"
   fi
   export PATH="$root/.venv/bin:$PATH" PYBIN="$root/.venv/bin/python"
