@@ -17,14 +17,17 @@ from timm.utils import ModelEmaV3
 from .read import image_info
 from .describe import DataSpec
 from .check import spec_splitter, sizes_text
+from .cache import start_group
 from .dls import seg_dls
+from .encoders import arch_name
+from .decoders import size_rule
 from .model import seg_learner
 from .distributed import print0
-from .config import seed_stages, check_config
+from .config import seed_stages, check_config, default_config
 
 # %% auto #0
-__all__ = ['budget_forms', 'plan_scales', 'parse_budget', 'duration_text', 'fingerprint', 'fingerprint_text', 'step_times',
-           'step_model', 'fit_size', 'plan_budget', 'plan_text', 'KeepBudget', 'EmaWeights', 'model_bytes', 'run_plan',
+__all__ = ['budget_forms', 'parse_budget', 'duration_text', 'fingerprint', 'fingerprint_text', 'step_times', 'step_model',
+           'fit_size', 'plan_sizes', 'plan_budget', 'plan_text', 'KeepBudget', 'EmaWeights', 'model_bytes', 'run_plan',
            'plan_config', 'budget_cbs']
 
 # %% ../nbs/04da_budget.ipynb #abb7d0f0
@@ -67,7 +70,7 @@ def fingerprint(spec:DataSpec, # The data set (`load_data`)
     return dict(n_train=len(trn), n_valid=len(val), size=[int(h), int(w)], aspect=round(w / h, 3),
                 sizes=sizes_text(sizes) if len(sizes) > 1 else f'all {w}x{h}', dtype=im.dtype, bands=im.n, n_in=im.n_in,
                 kind=im.kind, codes=list(spec.codes), freq=[round(float(o), 5) for o in cnt / max(cnt.sum(), 1)],
-                masks_read=len(trn[::step][:n_masks]))
+                masks_read=len(trn[::step][:n_masks]), multilabel=spec.multilabel)
 
 def fingerprint_text(fp:dict)->str:
     "A fingerprint in a line"
@@ -114,10 +117,21 @@ def step_model(times:dict, # (height, width) -> seconds per step of `bs` images 
 def fit_size(h:float, w:float, # A size to reach
              multiple:int=32, # Sides are a multiple of this
             )->list: # [height, width]
-    "[height, width] rounded to `multiple` (at least `multiple`)"
-    return [max(multiple, int(round(o / multiple)) * multiple) for o in (h, w)]
+    "[height, width] near `h`x`w` at its aspect: the shorter side rounded to `multiple`, the longer from the aspect"
+    r = lambda o: max(multiple, int(round(o / multiple)) * multiple)
+    if h <= w: return [r(h), r(r(h) * w / h)]
+    return [r(r(w) * h / w), r(w)]
 
-plan_scales = (1, 3/4, 2/3, 1/2, 3/8, 1/3, 1/4, 1/6, 1/8)   # final sizes tried, as shares of the images' size
+def plan_sizes(h:int, w:int, # The images' size
+               multiple:int=32, # Sides are a multiple of this
+               tol:float=0.1, # Largest error of a size's aspect against the images'
+              )->list: # [[height, width], ...], largest first
+    "Every size up to the images' own whose sides are multiples of `multiple` and whose aspect is the images' (`tol`)"
+    out = []
+    for s in range(multiple, max(min(h, w), multiple) + 1, multiple):
+        sz = fit_size(s, s * w / h, multiple) if h <= w else fit_size(s * h / w, s, multiple)
+        if abs(sz[1] / sz[0] / (w / h) - 1) <= tol and sz not in out: out.append(sz)
+    return out[::-1] or [fit_size(h, w, multiple)]
 
 def plan_budget(fp:dict, # The data set's `fingerprint`
                 step:Callable, # (bs, (h, w)) -> seconds of a training step on one process (`step_model`)
@@ -127,6 +141,7 @@ def plan_budget(fp:dict, # The data set's `fingerprint`
                 save:float=1., # Seconds to write a checkpoint (each epoch) or a stage's best weights
                 stage_s:float=3., # Seconds to start a stage (its learner and loaders)
                 batch_px:int=8*240*320, # Pixels per batch on one process (the study's 8 images of 240x320 on CPUs)
+                min_steps:int=16, # Steps an epoch at least (the study's 367 images took 23 at a batch of 8 x 2)
                 lr:float=2e-3, # The first stage's learning rate at a global batch of 16 (the study's)
                 min_epochs:int=16, # A final stage gets this many epochs or more (the study's 16), else a smaller size
                 max_epochs:int=200, # At most this many epochs a stage
@@ -136,18 +151,15 @@ def plan_budget(fp:dict, # The data set's `fingerprint`
     "Stages (sizes at the images' aspect, batch size, epochs, learning rates) that fill `budget` seconds, and why"
     (H, W), why = fp['size'], []
     val = lambda b, sz: math.ceil(fp['n_valid'] / ws / b) * step(b, sz) / 3   # validation: forward only, a third
-    def bs_for(sz):   # the study's pixels a batch, at least 4 steps an epoch, at least 2 images (BatchNorm)
-        b = min(2 ** round(math.log2(max(1, batch_px / (sz[0] * sz[1])))), fp['n_train'] // (ws * 4))
+    def bs_for(sz):   # a power of 2: the study's pixels a batch, `min_steps` an epoch, at least 2 images (BatchNorm)
+        b = 2 ** int(math.log2(max(1, min(batch_px / (sz[0] * sz[1]), fp['n_train'] / (ws * min_steps)))))
         return int(max(b, min(2, fp['n_train'] // ws), 1))
     def epoch_s(b, sz): return fp['n_train'] // (ws * b) * step(b, sz) + val(b, sz) + 2 * save
-    cands = []
-    for k in plan_scales:
-        sz = fit_size(H * k, W * k, multiple)
-        if sz not in cands and sz[0] <= max(H, multiple) and sz[1] <= max(W, multiple): cands.append(sz)
+    cands = plan_sizes(H, W, multiple)
     final = lambda b, sz: val(b, sz) + 4 * save + 2   # the final validation, model.pkl, the model folder, plots
     plan = None
     for sz2 in cands:   # the largest final size whose stage gets `min_epochs`
-        sz1 = fit_size(sz2[0] * 0.6, sz2[1] * 0.6, multiple)
+        sz1 = min(cands, key=lambda o: abs(o[0] - 0.6 * sz2[0]))   # a first stage at 0.6 of the side, as the study's
         b = bs_for(sz2)
         if fp['n_train'] < ws * b: continue
         left = (budget * (1 - margin) - setup - final(b, sz2) - 2 * stage_s)
@@ -161,12 +173,12 @@ def plan_budget(fp:dict, # The data set's `fingerprint`
                    f"(the study: more epochs at a smaller size beat fewer at a larger one); epochs about 3:2 "
                    f"as the study's")
         break
-    if plan is None:   # one stage at the largest size that fits an epoch
-        for sz in cands[::-1]:
+    if plan is None:   # one stage: the largest size that gets `min_epochs`, else the smallest, with what fits
+        for sz in cands:
             b = bs_for(sz)
             left = budget * (1 - margin) - setup - final(b, sz) - stage_s
-            if (e := min(max_epochs, int(left / epoch_s(b, sz)))) < 1: break
-            plan = [(sz, b, e, epoch_s(b, sz))]
+            e = min(max_epochs, int(left / epoch_s(b, sz)))
+            if e >= min_epochs or (sz == cands[-1] and e >= 1): plan = [(sz, b, e, epoch_s(b, sz))]; break
         if plan is None:
             sz = cands[-1]; b = bs_for(sz)
             need = (setup + final(b, sz) + stage_s + epoch_s(b, sz)) / (1 - margin)
@@ -176,27 +188,30 @@ def plan_budget(fp:dict, # The data set's `fingerprint`
                              f"give --budget {duration_text(math.ceil(need / 10) * 10)} or more")
         sz, b, e, _ = plan[0]
         why.append(f"one stage at {sz[1]}x{sz[0]}: the budget gives no size two stages of {min_epochs} epochs "
-                   f"at the larger")
+                   f"at the larger" + ('' if e >= min_epochs else f', nor {min_epochs} epochs at the smallest size'))
     g = plan[0][1] * ws
     lr0 = float(f'{lr * math.sqrt(g / 16):.2g}')
-    why.append(f"batch {plan[0][1]} per process x {ws} (about {batch_px / 1e6:.1f} Mpx a batch, at least 4 steps an "
-               f"epoch); lr {lr0:g} (the study's {lr:g} at a batch of 16, times the square root of {g}/16)"
+    why.append(f"batch {plan[0][1]} per process x {ws} (at most {batch_px / 1e6:.1f} Mpx a batch, at least {min_steps} steps "
+               f"an epoch); lr {lr0:g} (the study's {lr:g} at a batch of 16, times the square root of {g}/16)"
                + (', halved in the last stage' if len(plan) > 1 else ''))
     stages = [dict(name=f'budget-{i + 1}', sz=sz, bs=b, epochs=e, lr=lr0 / 2 if i and i == len(plan) - 1 else lr0,
                    pct_start=0.3 if i < len(plan) - 1 else 0.2, wd=1e-2, freeze=False)
               for i, (sz, b, e, _) in enumerate(plan)]
     est = dict(setup=setup, **{st['name']: stage_s + st['epochs'] * es for st, (*_, es) in zip(stages, plan)},
                final=final(plan[-1][1], plan[-1][0]))
-    rare = min(fp['freq']) if fp['freq'] else 1
-    if rare < 0.01: why.append(f"a class covers {rare:.2%} of the pixels: weights median_freq and loss ce+dice help it "
-                               f"(the recipe's)")
+    rare, recipe = min(fp['freq']) if fp['freq'] else 1, dict(monitor='miou')
+    why.append("the epoch of best validation mean IoU kept (monitor miou), as the study's")
+    if rare < 0.01 and not fp.get('multilabel'):
+        recipe.update(loss='ce+dice', weights='median_freq')
+        why.append(f"a class covers {rare:.2%} of the pixels: class weights by median frequency and loss ce+dice help "
+                   f"it (the study's recipe)")
     if max(e for *_, e, _ in plan) == max_epochs:
         why.append(f"the budget is more than {max_epochs} epochs a stage need: the run ends early")
     steps = stages[-1]['epochs'] * (fp['n_train'] // (ws * stages[-1]['bs']))
     decay = round(1 - 1 / max(10, steps / 10), 4)
     why.append(f"with --ema: decay {decay} a step, an average over about {round(1 / (1 - decay))} steps, a tenth of "
                f"the last stage's")
-    return AttrDict(stages=stages, budget=budget, ema_decay=decay, ws=ws, est=est, total=sum(est.values()),
+    return AttrDict(stages=stages, budget=budget, ema_decay=decay, ws=ws, est=est, total=sum(est.values()), recipe=recipe,
                     epoch_s={st['name']: es for st, (*_, es) in zip(stages, plan)}, reasons=why)
 
 def plan_text(plan:AttrDict)->str:
@@ -213,7 +228,7 @@ def plan_text(plan:AttrDict)->str:
 # %% ../nbs/04da_budget.ipynb #706023b8
 def _max_ranks(xs:list)->list:
     "The largest of each figure over the processes (one all-reduce), so that every rank decides alike"
-    if not (torch.distributed.is_available() and torch.distributed.is_initialized()): return list(xs)
+    if not start_group(): return list(xs)   # one process; or the group starts here (its first collective)
     dev = torch.device('cuda', torch.cuda.current_device()) if torch.distributed.get_backend() == 'nccl' else 'cpu'
     t = torch.tensor(xs, dtype=torch.float64, device=dev)
     torch.distributed.all_reduce(t, op=torch.distributed.ReduceOp.MAX)
@@ -298,9 +313,10 @@ def run_plan(cfg:dict, # A config with `budget` (`default_config`)
     fp = fingerprint(spec, splitter)
     print0(f'budget: the data: {fingerprint_text(fp)}')
     mb = 14e6 * 4   # a resnet18 U-Net's weights when `step` is given
+    mult = max(16, size_rule(cfg['decoder'], arch_name(cfg['arch']), fp['n_in'])[0])   # sides the decoder takes
     if step is None:
         h, w = fp['size']
-        sizes = list(dict.fromkeys(tuple(fit_size(h * k, w * k)) for k in (1/4, 1/2, 1)))[:2]   # two sizes, small ones
+        sizes = list(dict.fromkeys(tuple(fit_size(h * k, w * k, mult)) for k in (1/4, 1/2, 1)))[:2]   # two small sizes
         n = fp['n_in']   # random batches: band statistics are not read (`seg_dls` would read every image for them)
         dls = seg_dls(spec, sz=sizes[0], bs=2, check=False, num_workers=0, cache=None,
                       stats=None if spec.imagery.plain else dict(lo=[0] * n, hi=[1] * n, mean=[.5] * n, std=[.25] * n))
@@ -312,7 +328,7 @@ def run_plan(cfg:dict, # A config with `budget` (`default_config`)
         step, mb = step_model(times, 2), model_bytes(learn.model)
         del learn, dls
     setup = _max_ranks([time.time() - ifnone(start, t0)])[0] + 0.02 * (fp['n_train'] + fp['n_valid'])   # + the cache
-    plan = plan_budget(fp, step, budget, ws, setup=setup, save=max(0.2, 3 * mb / 200e6))
+    plan = plan_budget(fp, step, budget, ws, setup=setup, save=max(0.2, 3 * mb / 200e6), multiple=mult)
     plan.fingerprint, plan.end = fp, ifnone(start, t0) + plan.budget
     return plan
 
@@ -333,7 +349,10 @@ def plan_config(cfg:dict, # A checked config (`check_config`)
         print0(f"--budget {cfg['budget']} wins: the plan's stages replace the {len(cfg['stages'])} stage(s) given "
                f"({', '.join(st['name'] for st in cfg['stages'])}); leave --budget out to train those")
     print0(plan_text(plan))
-    return check_config(dict(cfg, stages=plan.stages), f"--budget {cfg['budget']}"), plan
+    use = {k: v for k, v in plan.recipe.items() if cfg.get(k) == default_config[k] and k in cfg}
+    if use: print0(f"--budget {cfg['budget']}: " + ', '.join(f'--{k} {v}' for k, v in use.items())
+                   + ' (the plan\'s, see its reasons; these options were left at their defaults: give them to choose)')
+    return check_config(dict(cfg, stages=plan.stages, **use), f"--budget {cfg['budget']}"), plan
 
 def budget_cbs(cfg:dict, # The run's config
                plan:AttrDict|None, # Its plan (`run_plan`), or None without `budget`

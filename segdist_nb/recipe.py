@@ -394,9 +394,10 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
               )->Learner|None:
     "Plan the run of a checked config, then run every stage in this process; return the final learner"
     out, tm = Path(out), RunTimer()
-    rank = setup_rank(cfg.get('seed'), timeout=cfg.get('timeout'), group=True)
-    if num_distrib() > 1:   # the run's first line
-        print0(f"{num_distrib()} processes ({dist.get_backend() if dist.is_initialized() else 'no group yet'}); a collective waits "
+    rank = setup_rank(cfg.get('seed'), timeout=cfg.get('timeout'))   # the group starts at its first collective
+    if num_distrib() > 1:   # the run's first line, before the group starts: the checks below refuse before it does
+        backend = dist.get_backend() if dist.is_initialized() else 'nccl' if torch.cuda.is_available() else 'gloo'
+        print0(f"{num_distrib()} processes ({backend}); a collective waits "
                f"{group_timeout().total_seconds() / 60:g} min for every rank before the run stops (--timeout)")
     try:  # every input problem is one `RunError`, raised before anything is written
         bplan = None

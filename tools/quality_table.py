@@ -8,7 +8,7 @@ processes with its config below (`--cache --monitor miou`, resnet18, from scratc
 that the whole command takes --budget seconds: a calibration run of one epoch per stage measures each stage's epoch
 and the fixed costs (start-up, cache, export), and the epochs of the real run are the config's, times the factor that
 fills the budget. The peer row is tools/peer_smp.py with the same budget. The rows budget and budget_ema (issue 49) are
-`train.py --budget SECONDS` with no config (and --ema): the run plans its own stages from the data and this machine. Every model is then scored on the test split
+`train.py --budget SECONDS --arch resnet18` with no config (and --ema): the run plans its own stages from the data and this machine. Every model is then scored on the test split
 by `segdist-eval --split test` (full resolution, void left out). Writes OUT/quality.json and prints the table.
 """
 import argparse, csv, json, subprocess, sys, time
@@ -68,6 +68,7 @@ def main():
                        valid_miou=info['best_valid_miou'], precision='bf16' if row_name == 'peer_bf16' else 'fp32')
         elif row_name.startswith('budget'):   # issue 49: no config, the run plans itself from --budget (the same seconds), no calibration
             wall = run([*launch, ROOT/'train.py', '--data', a.data, '--out', out/name, '--cache', '--pretrained', 'false', '--seed', a.seed,
+                        '--arch', 'resnet18',   # the study's encoder, as every row's: the rows compare the plans
                         '--budget', f'{round(a.budget)}s', *(['--ema'] if row_name == 'budget_ema' else [])], out/f'{name}.log')
             model, c = out/name/'model.pkl', json.loads((out/name/'config.json').read_text())
             row = dict(row=name, decoder=c['decoder'], aug=c['aug'], loss=c['loss'], wall_s=wall, epochs=[s['epochs'] for s in c['stages']],
