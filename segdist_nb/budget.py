@@ -56,11 +56,12 @@ def duration_text(sec:float)->str:
 def fingerprint(spec:DataSpec, # The data set (`load_data`)
                 splitter:Callable|None=None, # Its validation split as the run splits it; default the description's
                 n_masks:int=64, # Training masks read for the class frequencies
+                splits:tuple|None=None, # (train, valid) indices into its files, as the run split them; instead of `splitter`
                )->dict:
     "What the planner needs of a data set: number of images, their sizes and aspect, bands and depth, class frequencies"
     use = ['train'] + (['valid'] if spec.has_valid else [])
     fns = [f for s in use for f in spec.files(s)]
-    trn, val = spec_splitter(spec, fns, splitter)(fns)
+    trn, val = splits if splits is not None else spec_splitter(spec, fns, splitter)(fns)
     sizes = Counter(image_info(f)[2] for f in fns)   # from the headers, as the check and the recipe read them
     (h, w), im, lf = sizes.most_common(1)[0][0], spec.imagery, spec.label_fn(use)
     n, cnt = len(spec.codes), np.zeros(len(spec.codes))
@@ -244,7 +245,8 @@ class KeepBudget(Callback):
                  slack:float=0.1, # Epochs are planned this share slower than measured (their times vary)
                 ): store_attr()
     def before_fit(self):
-        self.t0, self.cut, self.at, self.i = self.clock(), None, None, self.stage
+        self.t0, self.cut, self.at, self.i, self.took = self.clock(), None, None, self.stage, []
+        if not hasattr(self, 'planned'): self.planned = {o['name']: o['epochs'] for o in self.plan.stages}   # as planned
         if self.i is None:   # in a run: the stage whose best weights this fit saves
             sv = first(c for c in self.learn.cbs if isinstance(c, SaveModelCallback))
             self.i = [o['name'] for o in self.plan.stages].index(sv.fname)
@@ -257,21 +259,23 @@ class KeepBudget(Callback):
         if self.training and self.cut is not None: self._pct()
     def after_epoch(self):
         now, took = _max_ranks([self.clock(), self.clock() - self.t0])
-        self.t0, took = self.clock(), took * (1 + self.slack)
+        self.t0 = self.clock(); self.took.append(took)
+        took = float(np.median(self.took)) * (1 + self.slack)   # this stage's epochs so far: one slow epoch decides nothing
         st, later, done = self.plan.stages[self.i], self.plan.stages[self.i + 1:], self.epoch + 1
         if self.at is not None and done >= self.at: raise CancelFitException()
         n = ifnone(self.at, self.n_epoch)
         r = took / self.plan.epoch_s[st['name']]   # measured / planned: the next stages' epochs too
         left = self.end - now - self.plan.est['final']
-        need_later = lambda: sum(3 + o['epochs'] * self.plan.epoch_s[o['name']] * r for o in later)
-        if (n - done) * took + need_later() <= left: return
-        for o in later:   # the next stages first: their schedules have not started
-            k = max(1, int(o['epochs'] * max(0., left - (n - done) * took) / max(need_later(), 1e-9)))
-            if k < o['epochs']: print0(f"budget: stage {o['name']} cut from {o['epochs']} to {k} epochs "
-                                       f"(epochs take {r:.2f}x the planned time)")
-            o['epochs'] = min(k, o['epochs'])
-        if (n - done) * took + need_later() <= left: return
-        keep = max(0, int((left - need_later()) / took))
+        need = lambda es: sum(3 + e * self.plan.epoch_s[o['name']] * r for o, e in zip(later, es))
+        want, room = [self.planned[o['name']] for o in later], max(0., left - (n - done) * took)
+        if need(want) > room:   # the next stages first, from their planned epochs: their schedules have not started
+            want = [max(1, int(e * room / max(need(want), 1e-9))) for e in want]
+        for o, e in zip(later, want):   # a cut is given back when the epochs' times come down again
+            if e != o['epochs']: print0(f"budget: stage {o['name']} {'cut' if e < o['epochs'] else 'raised'} from "
+                                        f"{o['epochs']} to {e} epochs (epochs take {r:.2f}x the planned time)")
+            o['epochs'] = e
+        if (n - done) * took + need(want) <= left: return
+        keep = max(0, int((left - need(want)) / took))
         how = 'its one-cycle schedule runs to its end in the epochs kept' if keep else 'its learning rate not annealed'
         print0(f"budget: stage {st['name']} ends after epoch {done + keep} of {n} ({took:.1f} s an epoch, "
                f"{max(0, left):.0f} s left): {how}")
@@ -307,10 +311,11 @@ def run_plan(cfg:dict, # A config with `budget` (`default_config`)
              splitter:Callable|None=None, # Its validation split, as the run splits it
              start:float|None=None, # `time.time()` when the run started: the time since then is set-up, in the budget
              step:Callable|None=None, # (bs, (h, w)) -> seconds per step, instead of timing the model on this machine
+             splits:tuple|None=None, # (train, valid) indices into its files, as the run split them; instead of `splitter`
             )->AttrDict:
     "The plan of a `--budget` run: the data's fingerprint, its model's step time here, and `plan_budget`'s stages"
     t0, ws, budget = time.time(), max(1, num_distrib()), parse_budget(cfg['budget'])   # a bad budget is refused first
-    fp = fingerprint(spec, splitter)
+    fp = fingerprint(spec, splitter, splits=splits)
     print0(f'budget: the data: {fingerprint_text(fp)}')
     mb = 14e6 * 4   # a resnet18 U-Net's weights when `step` is given
     mult = max(16, size_rule(cfg['decoder'], arch_name(cfg['arch']), fp['n_in'])[0])   # sides the decoder takes
@@ -338,13 +343,14 @@ def plan_config(cfg:dict, # A checked config (`check_config`)
                 start:float|None=None, # `time.time()` when the run's process started
                 plan_only:bool=False, # `--plan-only`: refused without `budget`
                 step:Callable|None=None, # (bs, (h, w)) -> seconds per step, instead of timing the model here
+                splits:tuple|None=None, # (train, valid) indices into its files, as the run split them; instead of `splitter`
                )->tuple: # (config, plan or None)
     "A config with `budget`: its plan printed, and the config with the plan's stages (they win over stages given)"
     if cfg['budget'] is None:
         if plan_only: raise ValueError('--plan-only prints the plan of a --budget run: give --budget too '
                                        '(e.g. --budget 15m)')
         return cfg, None
-    plan = run_plan(cfg, spec, splitter, start, step)
+    plan = run_plan(cfg, spec, splitter, start, step, splits)
     if cfg['stages'] != seed_stages:
         print0(f"--budget {cfg['budget']} wins: the plan's stages replace the {len(cfg['stages'])} stage(s) given "
                f"({', '.join(st['name'] for st in cfg['stages'])}); leave --budget out to train those")
@@ -352,7 +358,7 @@ def plan_config(cfg:dict, # A checked config (`check_config`)
     use = {k: v for k, v in plan.recipe.items() if cfg.get(k) == default_config[k] and k in cfg}
     if use: print0(f"--budget {cfg['budget']}: " + ', '.join(f'--{k} {v}' for k, v in use.items())
                    + ' (the plan\'s, see its reasons; these options were left at their defaults: give them to choose)')
-    return check_config(dict(cfg, stages=plan.stages, **use), f"--budget {cfg['budget']}"), plan
+    return dict(cfg, stages=plan.stages, **use), plan   # valid by construction: not checked again (tested below)
 
 def budget_cbs(cfg:dict, # The run's config
                plan:AttrDict|None, # Its plan (`run_plan`), or None without `budget`

@@ -131,7 +131,8 @@ class SegDistributedTrainer(DistributedTrainer):
         self.old_dls = list(self.dls)
         self.learn.dls.loaders = [self._wrap_dl(dl) for dl in self.dls]
         if rank_distrib(): self.learn.logger = noop
-        if not isinstance(self.recorder.loss, ExactLoss): self.recorder.loss = ExactLoss()   # chapter 02_metrics
+        if not isinstance(self.recorder.loss, ExactLoss):   # chapter 02_metrics; set past `Callback.__setattr__`, which warns
+            object.__setattr__(self.recorder, 'loss', ExactLoss())   # of a name the learner has too (its `loss`) on every fit
         if not hasattr(self.learn, 'shared_values'): self.learn.add_cb(SharedValues())
     def _wrap_dl(self, dl):
         if isinstance(dl, DistributedDL): return dl

@@ -39,9 +39,9 @@ from .modelfile import SavedModel
 from .budget import plan_config, budget_cbs
 
 # %% auto #0
-__all__ = ['plan_split', 'run_data', 'one_size', 'check_run_data', 'RunPlan', 'plan_data', 'stage_dls', 'RunError',
-           'data_changes', 'check_batches', 'check_model', 'resume_from', 'check_folder', 'plan_run', 'stage_start',
-           'run_stage', 'final_metrics', 'stopped', 'run_recipe', 'train']
+__all__ = ['plan_split', 'run_data', 'one_size', 'check_run_data', 'RunPlan', 'plan_data', 'budget_stages', 'stage_dls',
+           'RunError', 'data_changes', 'check_batches', 'check_model', 'resume_from', 'check_folder', 'plan_run',
+           'stage_start', 'run_stage', 'final_metrics', 'stopped', 'run_recipe', 'train']
 
 # %% ../nbs/04e_recipe.ipynb #c7869a6c
 def _splitter(cfg:dict):
@@ -122,6 +122,7 @@ class RunPlan:
     reuse:bool=False # Rank 0 reuses the folder of a run that stopped before its first epoch ended
     cache:object=None # The decode-once cache (`SegCache`), opened by `train` after the checks
     weights:list|None=None # The loss's class weights (`train` computes median_freq ones)
+    budget:dict|None=None # The plan of a `--budget` run (chapter 04da_budget), whose stages the config holds
     @property
     def codes(self)->list: return self.data.codes
     @property
@@ -130,6 +131,7 @@ class RunPlan:
     def weights_from(self)->dict|None: return None if self.meta is None else self.meta['weights']
 
 def plan_data(cfg:dict, # A checked config (`check_config`)
+              budget:Callable|None=None, # RunPlan -> RunPlan with the stages of a `--budget` run (`budget_stages`)
              )->RunPlan:
     "The data part of a run's plan: the description, its check, the items' size and the split, each made once"
     spec = run_data(cfg)
@@ -139,11 +141,22 @@ def plan_data(cfg:dict, # A checked config (`check_config`)
     if not fns:
         raise DataError([f"{spec.splits['train'].images} holds no image files: put the images there, or pass --images"],
                         str(spec.root))
-    sz = cfg['item_sz']
+    void = void_idx(ifnone(cfg['void'], spec.void), spec.codes)
+    p = RunPlan(cfg, spec, use, fns, plan_split(cfg, spec, fns), void)
+    if budget is not None: p = budget(p)   # --budget: the stages planned from this data, described and split above
+    cfg, sz = p.cfg, p.cfg['item_sz']
     if sz is None and (cfg['cache'] or not all(s.get('crop') for s in cfg['stages'])):   # crops: one size; a cache: one
         sz = one_size(cfg['stages'], st.get('sizes') or _sizes(fns))
-    void = void_idx(ifnone(cfg['void'], spec.void), spec.codes)
-    return RunPlan(dict(cfg, item_sz=sz), spec, use, fns, plan_split(cfg, spec, fns), void)
+    return dataclasses.replace(p, cfg=dict(cfg, item_sz=sz))
+
+def budget_stages(start:float|None=None, # `time.time()` when the run's process started: its set-up is in the budget
+                  plan_only:bool=False, # `--plan-only`: refused without `budget`
+                 )->Callable:
+    "`plan_data`'s `budget`: the plan's stages (`plan_config`, chapter 04da_budget) from the run's data and split"
+    def stages(p:RunPlan)->RunPlan:
+        cfg, bp = plan_config(p.cfg, p.data, start=start, plan_only=plan_only, splits=p.splits)
+        return dataclasses.replace(p, cfg=cfg, budget=bp)
+    return stages
 
 # %% ../nbs/04e_recipe.ipynb #25795a45
 def stage_dls(plan:RunPlan, # The run's plan (`plan_data`, `plan_run`)
@@ -256,11 +269,12 @@ def plan_run(cfg:dict, # A checked config (see `default_config`, `check_config`)
              resume:bool=False, # Continue from `out/ckpt/last.pth`
              restarted:bool=False, # torch elastic restarted the run (`group_restarted`): resume from its checkpoint
              restart:bool=False, # Start the run in `out` again from scratch (`train` removes what it left)
+             budget:Callable|None=None, # `--budget`: `budget_stages`, which plans the stages from the data
             )->RunPlan:
     "Check everything the run needs, before anything is written: data, split, batch sizes, model, checkpoint, folder"
     if resume and restart:
         raise ValueError('--resume and --restart: choose one (continue the run in --out, or start it again there)')
-    p = plan_data(cfg)
+    p = plan_data(cfg, budget)
     check_batches(p.stages, len(p.splits[0]))
     meta = check_model(p.cfg, p.data)
     ck = resume_from(out, len(p.stages), p.data, meta, restarted) if resume or restarted else None
@@ -400,13 +414,14 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
         print0(f"{num_distrib()} processes ({backend}); a collective waits "
                f"{group_timeout().total_seconds() / 60:g} min for every rank before the run stops (--timeout)")
     try:  # every input problem is one `RunError`, raised before anything is written
-        bplan = None
+        budget = None
         if cfg['budget'] is not None or plan_only:   # --budget (04da): the plan's stages replace the config's
             start = tm.t - (tm.parts['start-up'] if Path(sys.argv[0]).name == 'train.py' else 0)   # its imports count
-            cfg, bplan = plan_config(cfg, run_data(cfg), _splitter(cfg), start, plan_only)
-            if plan_only: return None
+            budget = budget_stages(start, plan_only)
+            if plan_only: plan_data(cfg, budget); return None
         restarted = group_restarted()   # an elastic restart of a --restart run resumes: what it trained is not removed again
-        p = plan_run(cfg, out, resume, restarted, restart)
+        p = plan_run(cfg, out, resume, restarted, restart, budget)
+        bplan = p.budget
         tm('checks')
         # this process starts the run folder's contents
         fresh = restart or p.reuse or not (resume or restarted or (out/'config.json').exists())

@@ -70,7 +70,7 @@ def main():
             wall = run([*launch, ROOT/'train.py', '--data', a.data, '--out', out/name, '--cache', '--pretrained', 'false', '--seed', a.seed,
                         '--arch', 'resnet18',   # the study's encoder, as every row's: the rows compare the plans
                         '--budget', f'{round(a.budget)}s', *(['--ema'] if row_name == 'budget_ema' else [])], out/f'{name}.log')
-            model, c = out/name/'model.pkl', json.loads((out/name/'config.json').read_text())
+            model, c = out/name/'model', json.loads((out/name/'config.json').read_text())
             row = dict(row=name, decoder=c['decoder'], aug=c['aug'], loss=c['loss'], wall_s=wall, epochs=[s['epochs'] for s in c['stages']],
                        sizes=[s['sz'] for s in c['stages']], precision=c['precision'], valid_miou=json.loads((out/name/'final.json').read_text())['miou'])
         else:
@@ -85,7 +85,7 @@ def main():
             cfg['stages'] = [dict(s, epochs=max(1, round(s['epochs'] * k))) for s in cfg['stages']]
             (out/f'{name}.yaml').write_text(yaml.safe_dump(cfg))
             wall = run([*launch, ROOT/'train.py', '--config', out/f'{name}.yaml', '--data', a.data, '--out', out/name, '--cache'], out/f'{name}.log')
-            model = out/name/'model.pkl'
+            model = out/name/'model'   # the run's model folder: opened without pickle
             row = dict(row=name, decoder=cfg['decoder'], aug=cfg['aug'], loss=cfg['loss'], wall_s=wall, epochs=[s['epochs'] for s in cfg['stages']],
                        sizes=[s['sz'] for s in cfg['stages']], precision=json.loads((out/name/'config.json').read_text())['precision'],
                        valid_miou=json.loads((out/name/'final.json').read_text())['miou'], calibration=dict(epoch_s=per, fixed_s=fixed))
