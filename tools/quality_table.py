@@ -12,6 +12,7 @@ fills the budget. The peer row is tools/peer_smp.py with the same budget. The ro
 by `segdist-eval --split test` (full resolution, void left out). Writes OUT/quality.json and prints the table.
 """
 import argparse, csv, json, subprocess, sys, time
+from collections import Counter
 from pathlib import Path
 import yaml
 
@@ -71,7 +72,8 @@ def main():
                         '--arch', 'resnet18',   # the study's encoder, as every row's: the rows compare the plans
                         '--budget', f'{round(a.budget)}s', *(['--ema'] if row_name == 'budget_ema' else [])], out/f'{name}.log')
             model, c = out/name/'model', json.loads((out/name/'config.json').read_text())
-            row = dict(row=name, decoder=c['decoder'], aug=c['aug'], loss=c['loss'], wall_s=wall, epochs=[s['epochs'] for s in c['stages']],
+            ran = Counter(r['name'] for r in csv.DictReader(open(out/name/'metrics.csv')))   # as run: the plan may have cut them
+            row = dict(row=name, decoder=c['decoder'], aug=c['aug'], loss=c['loss'], wall_s=wall, epochs=[ran[s['name']] for s in c['stages']],
                        sizes=[s['sz'] for s in c['stages']], precision=c['precision'], valid_miou=json.loads((out/name/'final.json').read_text())['miou'])
         else:
             cfg = dict(arch='resnet18', pretrained=False, weights='median_freq', monitor='miou', seed=a.seed, **{'stages': stages([1e-4, 1e-3]), **ROWS[row_name]})
