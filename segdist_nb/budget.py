@@ -104,11 +104,12 @@ def step_times(learn:Learner, # A learner of the run's model (`seg_learner`); it
         out[(h, w)] = (time.perf_counter() - t0) / steps
     return out
 
-def step_model(times:dict, # (height, width) -> seconds per step of `bs` images (`step_times`)
-               bs:int, # The images per step they were measured with
+def step_model(times:dict, # (height, width) -> seconds per step of `bs` images (`step_times`); or (bs, height, width) -> s
+               bs:int, # The images per step they were measured with, where a key does not say
               )->Callable: # (bs, (h, w)) -> seconds per step
     "A step's seconds as a fixed part plus a part per pixel, fitted (least squares) to measured step times"
-    px = np.array([bs * h * w for h, w in times], float); t = np.array(list(times.values()), float)
+    px = np.array([np.prod(k) * (bs if len(k) == 2 else 1) for k in times], float)
+    t = np.array(list(times.values()), float)
     b = np.polyfit(px, t, 1)[0] if len(px) > 1 else 0.
     if b <= 0: a, b = 0., t.max() / px.max()   # noise hid the pixel cost: all of it per pixel (the slower guess)
     else: a = max(0., float(np.mean(t - b * px)))
@@ -327,13 +328,22 @@ def run_plan(cfg:dict, # A config with `budget` (`default_config`)
                       stats=None if spec.imagery.plain else dict(lo=[0] * n, hi=[1] * n, mean=[.5] * n, std=[.25] * n))
         learn = seg_learner(dls, cfg['arch'], pretrained=False, decoder=cfg['decoder'], loss=cfg['loss'],
                             precision=cfg['precision'], channels_last=cfg['channels_last'])
-        times = dict(zip(sizes, _max_ranks(list(step_times(learn, sizes, bs=2, steps=2).values()))))
+        def timed(szs, b):   # (b, h, w) -> seconds of a step, the slowest rank's
+            return {(b, *k): v for k, v in zip(szs, _max_ranks(list(step_times(learn, szs, bs=b, steps=2).values())))}
+        def said(ts): return ', '.join(f'{w}x{h} {t:.2f} s' for (b, h, w), t in ts.items())
+        times = timed(sizes, 2)
         print0(f"budget: a training step of {cfg['arch']} ({cfg['decoder']}, {learn.precision}), 2 images, here, "
-               f"{ws} process{'es' * (ws > 1)}: " + ', '.join(f'{w}x{h} {t:.2f} s' for (h, w), t in times.items()))
+               f"{ws} process{'es' * (ws > 1)}: {said(times)}")
         step, mb = step_model(times, 2), model_bytes(learn.model)
-        del learn, dls
     setup = _max_ranks([time.time() - ifnone(start, t0)])[0] + 0.02 * (fp['n_train'] + fp['n_valid'])   # + the cache
     plan = plan_budget(fp, step, budget, ws, setup=setup, save=max(0.2, 3 * mb / 200e6), multiple=mult)
+    if 'learn' in locals():   # the plan's own sizes and batch timed too (a batch of 2 hides costs per image), then again
+        t1 = time.time(); b = plan.stages[0]['bs']
+        more = timed(list(dict.fromkeys(tuple(st['sz']) for st in plan.stages)), b)
+        print0(f"budget: at the plan's batch of {b}: {said(more)}; planned again from all {len(times) + len(more)}")
+        step, setup = step_model({**times, **more}, 2), setup + time.time() - t1
+        del learn, dls
+        plan = plan_budget(fp, step, budget, ws, setup=setup, save=max(0.2, 3 * mb / 200e6), multiple=mult)
     plan.fingerprint, plan.end = fp, ifnone(start, t0) + plan.budget
     return plan
 
