@@ -5,7 +5,7 @@
     python tools/docs.py check    # every exported symbol documented, every chapter shows outputs, no error output,
                                   # every local link and image resolves
     python tools/docs.py shot     # every page in headless Chromium: navigation rendered, every image loaded; screenshot saved
-    python tools/docs.py lint     # before any test runs: no cell that nbdev's docs processing would execute out of context,
+    python tools/docs.py lint     # before any test runs: no cell that nbdev's docs would execute out of context,
                                   # segdist_nb.all brings every chapter's names, no module line over 120 characters
 
 The notebooks are committed without outputs. `bash dev.sh test` runs them (tools/run_nbs.py, Jupyter kernels) on copies in
@@ -159,11 +159,13 @@ def chapters() -> dict:
     import ast
     out = {}
     for nbp in sorted((ROOT/'nbs').glob('*.ipynb')):
-        exp = [re.match(r'#\|\s*default_exp\s+(\S+)', ''.join(c['source'])) for c in json.loads(nbp.read_text())['cells']]
+        cells = json.loads(nbp.read_text())['cells']
+        exp = [re.match(r'#\|\s*default_exp\s+(\S+)', ''.join(c['source'])) for c in cells]
         mod = next((m.group(1) for m in exp if m), None)
         if mod is None: continue
         tree = ast.parse((ROOT/'segdist_nb'/f'{mod}.py').read_text())
-        alls = [n.value for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], 'id', '') == '__all__']
+        alls = [n.value for n in tree.body
+                if isinstance(n, ast.Assign) and getattr(n.targets[0], 'id', '') == '__all__']
         out[mod] = ast.literal_eval(alls[0]) if alls else []
     return out
 
@@ -171,7 +173,8 @@ def all_problems() -> list:
     "`segdist_nb.all` star-imports every chapter's module, and no chapter's name shadows fastai's or another chapter's"
     src = (ROOT/'segdist_nb'/'all.py').read_text()
     got, chs = re.findall(r'^from \.(\w+) import \*', src, re.M), chapters()
-    probs = [f"segdist_nb/all.py: add `from .{m} import *` (chapter {m}'s names are missing)" for m in chs if m not in got]
+    probs = [f"segdist_nb/all.py: add `from .{m} import *` (chapter {m}'s names are missing)"
+             for m in chs if m not in got]
     probs += [f'segdist_nb/all.py: `from .{m} import *` is no chapter' for m in got if m not in chs]
     sys.path.insert(0, str(ROOT)); import segdist_nb   # fastai imported with torch's jit.script warning silenced
     import fastai.vision.all as fva, fastai.distributed as fd   # what `from segdist_nb.all import *` brings first
@@ -179,7 +182,8 @@ def all_problems() -> list:
     for m, names in chs.items():
         for n in names:
             if n in theirs: probs.append(f'segdist_nb.{m}.{n} shadows fastai\'s {n} in segdist_nb.all: rename it')
-            if n in seen: probs.append(f'segdist_nb.{m}.{n} shadows segdist_nb.{seen[n]}.{n} in segdist_nb.all: rename one')
+            if n in seen:
+                probs.append(f'segdist_nb.{m}.{n} shadows segdist_nb.{seen[n]}.{n} in segdist_nb.all: rename one')
             seen[n] = m
     return probs
 
@@ -205,9 +209,11 @@ def line_problems() -> list:
         if fn.name == '_modidx.py': continue
         n = long_lines(fn)
         if n and fn.stem not in LONG_LEFT:
-            probs.append(f'segdist_nb/{fn.name}: {len(n)} line(s) over {MAX_LINE} characters (line {n[0]}): wrap them in its notebook')
+            probs.append(f'segdist_nb/{fn.name}: {len(n)} line(s) over {MAX_LINE} characters (line {n[0]}): '
+                         f'wrap them in its notebook')
         if not n and fn.stem in LONG_LEFT:
-            probs.append(f'segdist_nb/{fn.name} has no line over {MAX_LINE} characters now: remove {fn.stem!r} from LONG_LEFT in tools/docs.py')
+            probs.append(f'segdist_nb/{fn.name} has no line over {MAX_LINE} characters now: remove {fn.stem!r} '
+                         f'from LONG_LEFT in tools/docs.py')
     return probs
 
 _img_js = """<script>window.addEventListener('load', () => setTimeout(() => document.documentElement.setAttribute('data-imgs',
