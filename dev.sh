@@ -57,7 +57,7 @@ sync_check() {
   if ! diff "$snap/README.md" README.md; then
     echo "FAIL: README.md is not made from nbs/index.ipynb: run bash dev.sh readme and commit the result"; bad=1; fi
   rm -rf "$snap"
-  python tools/docs.py lint || { echo "FAIL: a cell mixes imports with other code (above)"; bad=1; }
+  python tools/docs.py lint || { echo "FAIL: tools/docs.py lint (above)"; bad=1; }
   return $bad
 }
 

@@ -15,15 +15,16 @@ from PIL import Image
 from fastcore.all import *
 from fastai.vision.all import *
 import torch.distributed as dist
+from .options import *
 from .read import *
 from .describe import *
 from .check import *
 from fastai.torch_core import rank_distrib   # rank 0 alone reports (fastai's rank: this chapter comes before the distributed one)
 
 # %% auto #0
-__all__ = ['cache_version', 'CacheError', 'cache_manifest', 'cache_key', 'cache_changes', 'default_cache_dir', 'build_cache',
-           'SegCache', 'group_timeout', 'start_group', 'seg_cache', 'cache_checked', 'parse_size', 'cache_parser',
-           'segdist_cache']
+__all__ = ['cache_version', 'item_sz_option', 'cache_options', 'CacheError', 'cache_manifest', 'cache_key', 'cache_changes',
+           'default_cache_dir', 'build_cache', 'SegCache', 'group_timeout', 'start_group', 'seg_cache', 'cache_checked',
+           'parse_size', 'cache_parser', 'segdist_cache']
 
 # %% ../nbs/01b_cache.ipynb #074f01c0
 cache_version = 1
@@ -462,30 +463,35 @@ def parse_size(s:str|None)->int|tuple|None:
     return v[0] if len(v) == 1 else tuple(v)
 
 # %% ../nbs/01b_cache.ipynb #9251834a
+item_sz_option = CliOption('--item-sz', 'item_sz', None, "resize every item to 'S' or 'H,W' first (images of different "
+                        "sizes): the cache's storage size (default: the images' own size)", parse=parse_size)
+cache_options = (
+    data_option,
+    CliOption('--cache-dir', help="where the cache goes (default DATA/.segdist_cache, or the user's cache folder "
+                                  "where DATA cannot be written)"),
+    item_sz_option, *layout_options,
+    CliOption('--n-workers', help='decoding processes (default: all cores)', type=int), no_check_option)
+
 def cache_parser()->argparse.ArgumentParser:
     "The options of `segdist-cache`"
-    p = argparse.ArgumentParser(prog='segdist-cache', description='Check a segmentation data set and decode its training and validation '
-                                'images once into the cache that train.py --cache reads')
-    p.add_argument('data', help='data set folder (with data.yaml, or images/, labels/, codes.txt), or a data.yaml')
-    p.add_argument('--cache-dir', help="where the cache goes (default DATA/.segdist_cache, or the user's cache folder where DATA cannot be written)")
-    p.add_argument('--item-sz', help="storage size, 'S' or 'H,W' (default: the images' own size)")
-    layout_options(p)
-    p.add_argument('--n-workers', type=int, help='decoding processes (default: all cores)')
-    p.add_argument('--no-check', action='store_true', help='skip the data check')
-    return p
+    p = argparse.ArgumentParser(prog='segdist-cache', description='Check a segmentation data set and decode its '
+                                'training and validation images once into the cache that train.py --cache reads')
+    return add_options(p, cache_options)
 
 # %% ../nbs/01b_cache.ipynb #05cea443
 def segdist_cache(argv:list|None=None, # Command-line arguments (default: the process's)
                  ):
     "Console entry point `segdist-cache`: check a data set and decode it once into the cache that train.py --cache reads"
     a = cache_parser().parse_args(argv)
-    data, cache_dir, item_sz, labels, images, n_workers, no_check = a.data, a.cache_dir, a.item_sz, a.labels, a.images, a.n_workers, a.no_check
+    data, cache_dir, item_sz, labels, images = a.data, a.cache_dir, a.item_sz, a.labels, a.images
+    n_workers = a.n_workers
+    check = a.check   # False with --no-check (`no_check_option`)
     try:
         size, spec = parse_size(item_sz), load_data(data, images, labels)
         use = [s for s in ('train', 'valid') if s in spec.splits]
-        fns = [f for s in use for f in (spec.files(s) if no_check else check_spec(spec, n_workers, use)[s])]
-        c = seg_cache(spec.root, fns, spec.label_fn(use), cache_dir, size, n_workers=n_workers, checked=None if no_check else spec.codes,
-                      reader=spec.reader, imagery=spec.imagery)
+        fns = [f for s in use for f in (check_spec(spec, n_workers, use)[s] if check else spec.files(s))]
+        c = seg_cache(spec.root, fns, spec.label_fn(use), cache_dir, size, n_workers=n_workers,
+                      checked=spec.codes if check else None, reader=spec.reader, imagery=spec.imagery)
     except SpecError as e: print(e, file=sys.stderr); raise SystemExit(2)
     except (DataError, ValueError) as e: print(e); raise SystemExit(1)
     print(f'{c}: ready')

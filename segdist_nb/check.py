@@ -13,12 +13,14 @@ import numpy as np
 from fastcore.all import *
 from fastai.vision.all import *
 from .read import *
+from .options import *
 from .describe import *
 from .split import *
 
 # %% auto #0
-__all__ = ['mask_layouts', 'layout_hint', 'check_pairs', 'sizes_text', 'sizes_message', 'check_data', 'check_spec', 'check_notes',
-           'spec_files', 'spec_splitter', 'valid_split', 'check_data_parser', 'segdist_check_data']
+__all__ = ['mask_layouts', 'no_check_option', 'check_data_options', 'layout_hint', 'check_pairs', 'sizes_text', 'sizes_message',
+           'check_data', 'check_spec', 'check_notes', 'spec_files', 'spec_splitter', 'valid_split', 'check_data_parser',
+           'segdist_check_data']
 
 # %% ../nbs/01a_check.ipynb #14a6476c
 def _check_pair(args):
@@ -252,15 +254,17 @@ def valid_split(spec:DataSpec, # A data set's description
     return f' (train: {len(t)} for training, {len(v)} for validation {src})'
 
 # %% ../nbs/01a_check.ipynb #795c0249
+no_check_option = switch_option('--no-check', 'check', False, 'skip the data check')
+check_data_options = (
+    data_option, *layout_options,
+    switch_option('--write', None, True, 'write the data.yaml found for a folder in a common layout, then check it'),
+    CliOption('--n-workers', help='reader processes (default: all cores for large data sets)', type=int))
+
 def check_data_parser()->argparse.ArgumentParser:
     "The options of `segdist-check-data`"
-    p = argparse.ArgumentParser(prog='segdist-check-data', description='Check a segmentation data set and print every problem found; '
-                                'find and write the data.yaml of a common layout')
-    p.add_argument('data', help='data set folder (with data.yaml, or images/, labels/, codes.txt), or a data.yaml')
-    layout_options(p)
-    p.add_argument('--write', action='store_true', help='write the data.yaml found for a folder in a common layout, then check it')
-    p.add_argument('--n-workers', type=int, help='reader processes (default: all cores for large data sets)')
-    return p
+    p = argparse.ArgumentParser(prog='segdist-check-data', description='Check a segmentation data set and print every '
+                                'problem found; find and write the data.yaml of a common layout')
+    return add_options(p, check_data_options)
 
 # %% ../nbs/01a_check.ipynb #e63be96b
 def segdist_check_data(argv:list|None=None, # Command-line arguments (default: the process's)

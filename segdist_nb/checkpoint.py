@@ -1,4 +1,4 @@
-"""Saves that a killed process cannot leave half-written, the per-epoch checkpoint that `--resume` reads, and resuming a one-cycle schedule inside a stage.
+"""Saves a killed process cannot leave half-written, the checkpoint `--resume` reads, a schedule resumed mid-stage.
 
 Docs: https://segdist.github.io/segdist_nb/checkpoint.html.md"""
 
@@ -54,7 +54,7 @@ def torch_save_atomic(obj, # What to `torch.save`
                 fn:Path|str, # Destination; written as `fn.tmp` then renamed
                 keep_prev:bool=False, # Keep the file `fn` held until now as `prev_path(fn)`
                ):
-    "`torch.save` to a temporary file in the same folder, flushed to the disk, then renamed over `fn` (keeping the old one when asked)"
+    "`torch.save` to a temporary file in the same folder, flushed to disk, renamed over `fn` (old one kept if asked)"
     fn = Path(fn)
     tmp = fn.with_name(fn.name + '.tmp')
     try:
@@ -68,8 +68,9 @@ def torch_save_atomic(obj, # What to `torch.save`
     except BaseException as e:
         tmp.unlink(missing_ok=True)   # its own temporary file: no half-written file is left
         if isinstance(e, OSError) and not isinstance(e, SaveError):
-            why = (f'the disk is full (no space left on the device of {fn.parent}): free space there, or choose another --out'
-                   if e.errno == errno.ENOSPC else f'{e.strerror or e}: check that {fn.parent} can be written, or choose another --out')
+            why = (f'the disk is full (no space left on the device of {fn.parent}): free space there, or choose '
+                   f'another --out' if e.errno == errno.ENOSPC else
+                   f'{e.strerror or e}: check that {fn.parent} can be written, or choose another --out')
             raise SaveError(f'{fn} could not be written: {why}') from None
         raise
     if keep_prev and fn.exists(): os.replace(fn, prev_path(fn))
@@ -79,7 +80,7 @@ def torch_save_atomic(obj, # What to `torch.save`
 class AtomicSaveModel(SaveModelCallback):
     "fastai's `SaveModelCallback`, each save written to a temporary file and renamed over the last (rank 0 writes)"
     def _save(self, name):
-        tmp = self.learn.save(f'{name}.tmp', with_opt=self.with_opt)   # fastai's save: rank 0 writes, the other ranks return
+        tmp = self.learn.save(f'{name}.tmp', with_opt=self.with_opt)   # fastai's save: rank 0 writes, the others return
         fn = tmp.with_name(f'{name}.pth')
         if rank_distrib() == 0: os.replace(tmp, fn)
         self.last_saved_path = fn
@@ -123,8 +124,8 @@ class EpochCheckpoint(Callback):
         if rank_distrib(): return
         meta = dict(self.meta or {}, stage=self.stage, epoch=self.start_epoch + self.epoch,
                     n_epoch=self.start_epoch + self.n_epoch, best=getattr(self.tracker, 'best', None))
-        ckpt_writer.save(dict(model=get_model(self.model).state_dict(), opt=self.opt.state_dict(), meta=meta), self.path,
-                         keep_prev=True)
+        ckpt_writer.save(dict(model=get_model(self.model).state_dict(), opt=self.opt.state_dict(), meta=meta),
+                         self.path, keep_prev=True)
     def after_fit(self):   # the last checkpoint is whole when the fit returns; a failed write is raised here
         if not rank_distrib(): ckpt_writer.wait()
 
@@ -133,11 +134,14 @@ def load_checkpoint(fn:Path|str, # Checkpoint written by `EpochCheckpoint`
                    )->dict:
     "Read a checkpoint on the CPU, with a clear error when it is not one"
     # the optimizer state holds fastcore `L`s and numpy scalars: allow what fastai's own `load_model` allows
-    ok = [L, getattr(np, '_core', np.core).multiarray.scalar, np.dtype, *[getattr(np.dtypes, o) for o in np.dtypes.__all__]]
+    ok = [L, getattr(np, '_core', np.core).multiarray.scalar, np.dtype,
+          *[getattr(np.dtypes, o) for o in np.dtypes.__all__]]
     try:
         with torch.serialization.safe_globals(ok): ck = torch.load(fn, map_location='cpu', weights_only=True)
-    except Exception as e: raise ValueError(f'{fn} is not a readable checkpoint ({type(e).__name__}: {str(e)[:150]})') from None
-    if not isinstance(ck, dict) or set(ck) != {'model', 'opt', 'meta'}: raise ValueError(f'{fn} is not a segdist_nb checkpoint')
+    except Exception as e:
+        raise ValueError(f'{fn} is not a readable checkpoint ({type(e).__name__}: {str(e)[:150]})') from None
+    if not isinstance(ck, dict) or set(ck) != {'model', 'opt', 'meta'}:
+        raise ValueError(f'{fn} is not a segdist_nb checkpoint')
     return ck
 
 # %% ../nbs/04b_checkpoint.ipynb #fdd90909

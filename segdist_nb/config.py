@@ -6,14 +6,15 @@ Docs: https://segdist.github.io/segdist_nb/config.html.md"""
 
 # %% ../nbs/04d_config.ipynb #546fad6d
 from __future__ import annotations
-import argparse, dataclasses
 from pathlib import Path
-from typing import Callable
 import yaml
 from fastcore.all import *
 from .augment import aug_presets
+from .options import *
 from .describe import layout_options
-from .cache import parse_size
+from .check import no_check_option
+from .cache import item_sz_option
+from .modelfile import trust_pickle_option
 from .model import precision_option
 from .losses import check_loss
 from .decoders import check_decoder, decoders
@@ -22,8 +23,8 @@ from .distributed import comm_hooks, print0
 from .track import check_track, track_choices
 
 # %% auto #0
-__all__ = ['seed_stages', 'stage_keys', 'keep_choices', 'monitor_choices', 'run_options', 'default_config', 'Option',
-           'switch_option', 'options_table', 'scale_stages', 'check_config', 'load_config']
+__all__ = ['seed_stages', 'stage_keys', 'keep_choices', 'monitor_choices', 'run_options', 'default_config', 'options_table',
+           'scale_stages', 'check_config', 'load_config']
 
 # %% ../nbs/04d_config.ipynb #a7b94776
 seed_stages = [
@@ -33,27 +34,6 @@ seed_stages = [
 ]
 stage_keys = {'name', 'sz', 'bs', 'epochs', 'lr', 'pct_start', 'wd', 'freeze', 'crop'}
 
-
-# %% ../nbs/04d_config.ipynb #b9fd637e
-@dataclasses.dataclass(frozen=True)
-class Option:
-    "One option of a run, declared once: the parser, `default_config`, `check_config` and the docs' table come from it"
-    flag:str|None # The command line's spelling (`--epochs-scale`); None: a config file's key only
-    key:str|None=None # The config key it sets; None: the command line's own (`--out`, `--resume`, ...)
-    default:object=None # `default_config`'s value of `key`; for the command line's own, the parser's default
-    help:str|None=None # What it does: the parser's help and the docs' table (None: its builder's, `add`)
-    type:Callable|None=None # argparse's `type` of the command line's text (int, float, str.lower)
-    choices:tuple|None=None # The values it takes: the parser's and `check_config`'s (and None when the default)
-    low:int|None=None # The least number it takes on the command line
-    parse:Callable|None=None # Makes the config's value from the command line's text (`--weights 1,2` -> [1., 2.])
-    kw:tuple=() # argparse's other arguments, as pairs: `(('action', 'store_const'), ('const', False))`
-    add:Callable|None=None # The builder the other commands share, which adds the flag (`precision_option`)
-    @property
-    def dest(self)->str: return self.flag[2:].replace('-', '_') if self.flag else self.key
-
-def switch_option(flag:str, key:str|None, value:bool, help:str, default:bool|None=None)->Option:
-    "An option whose flag alone sets `key` to `value` (`--no-check`: check=False)"
-    return Option(flag, key, ifnone(default, not value), help, kw=(('action', 'store_const'), ('const', value)))
 
 # %% ../nbs/04d_config.ipynb #3b72a846
 def _pretrained(v): return {'false': False, 'none': False, 'true': True}.get(v.lower(), v)
@@ -66,12 +46,12 @@ def _loss_weights(v):
 
 keep_choices = ('final', 'stages', 'all')
 monitor_choices = ('valid_loss', 'train_loss', 'acc_all', 'acc_clss', 'miou', 'dice', 'fwiou')   # recorder's columns
-_O, _S = Option, switch_option
+_O, _S = CliOption, switch_option
 run_options = (
     _O('--config', help='YAML/JSON file with keys of default_config (stages, arch, ...)'),
     _O('--data', 'data', help='data set: a folder (its data.yaml, or images/, labels/, codes.txt) or a data.yaml; '
                              'default: synthetic demo set in data/synth'),
-    _O('--images', 'images', add=layout_options), _O('--labels', 'labels', add=layout_options),
+    *layout_options,
     _O('--out', help='run folder; default runs/<start time>, the same for every rank'),
     _S('--resume', None, True, 'continue the run in --out from its last finished epoch (the one before, when the '
                                'last checkpoint cannot be read)'),
@@ -88,8 +68,7 @@ run_options = (
     _O('--pretrained', 'pretrained', True, "true (the default: the encoder's ImageNet weights, fetched into torch's "
        "or the Hugging Face cache, read from it offline), false (from scratch), a weights file, a timm tag "
        "(resnet50.a1_in1k) or hf-hub:REPO, or an earlier run's folder or model.pkl (fine-tuning)", parse=_pretrained),
-    _S('--trust-pickle', 'trust_pickle', True, "open a model.pkl named by --pretrained: a pickle runs any code it "
-       "holds, so only for a file you trust (a run's model folder opens without pickle)"),
+    trust_pickle_option,
     _O('--loss', 'loss', 'ce', "ce (the seed's weighted cross-entropy), dice, focal, or a sum such as ce+dice"),
     _O('--loss-weights', 'loss_weights', None, "weights of a sum's terms, comma-separated (e.g. 1,0.5 for ce+dice); "
                                                "default 1 each", parse=_loss_weights),
@@ -121,9 +100,8 @@ run_options = (
     _O('--cache', 'cache', True, "where the decode-once cache goes (the default: DATA/.segdist_cache, or the user's "
        "cache folder where DATA cannot be written)", kw=(('nargs', '?'), ('const', True), ('metavar', 'DIR'))),
     _S('--no-cache', 'cache', False, 'decode the image files every epoch instead of once into the cache', True),
-    _O('--item-sz', 'item_sz', None, "resize every item to 'S' or 'H,W' first (images of different sizes); the "
-                                     "cache's storage size", parse=parse_size),
-    _S('--no-check', 'check', False, 'skip the data check'),
+    item_sz_option,
+    no_check_option,
     _O('--accum', 'accum', 1, 'batches per optimizer step: gradient accumulation, with one all-reduce per step',
        type=int, low=1),
     _O('--comm-hook', 'comm_hook', None, "compress gradients for the all-reduce (powersgd: for slow links between "
@@ -158,13 +136,11 @@ default_config = {o.key: o.default for o in run_options if o.key}   # a key two 
 def options_table(opts:tuple=run_options, # The options (`run_options`)
                  )->str: # A markdown table: flag (none for a config file's key only), config key, default, help
     "The options as the docs show them, each from its one declaration"
-    p = argparse.ArgumentParser(add_help=False)   # the shared builders' help, read from their parser
-    for b in dict.fromkeys(o.add for o in opts if o.add): b(p)
-    shared = {a.option_strings[0]: a.help for a in p._actions}
+    helps = dict(options_help(opts))   # a builder's flags: the help it gives them
     rows = ['| option | config key | default | what it does |', '|---|---|---|---|']
     for o in opts:
         d = '' if o.key is None else f"`{o.default}`" if o.key != 'stages' else 'the seed\'s'
-        h = (o.help if o.add is None else shared[o.flag]).replace('|', '\\|')
+        h = (helps[o.flag] if o.flag else o.help).replace('|', '\\|')
         rows.append(f"| {f'`{o.flag}`' if o.flag else ''} | {f'`{o.key}`' if o.key else ''} | {d} | {h} |")
     return '\n'.join(rows)
 
@@ -187,7 +163,9 @@ def scale_stages(stages:list, # Stage dicts
         def fit(s):
             x = s * sz
             r = max(multiple, int(round(x / multiple)) * multiple)
-            if r != x and notes is not None: notes.append(f"stage {st['name']}: {s} px x {sz:g} = {x:g} px, rounded to {r} (a multiple of {multiple})")
+            if r != x and notes is not None:
+                notes.append(f"stage {st['name']}: {s} px x {sz:g} = {x:g} px, rounded to {r} (a multiple of "
+                             f"{multiple})")
             return r
         if sz != 1: st['sz'] = [fit(o) for o in st['sz']] if isinstance(st['sz'], (list, tuple)) else fit(st['sz'])
         if bs is not None: st['bs'] = bs
@@ -205,24 +183,32 @@ def check_config(cfg:dict, # A config
     names = [st.get('name') for st in cfg['stages']]
     for i, st in enumerate(cfg['stages']):
         miss, extra = {'name', 'sz', 'bs', 'epochs', 'lr'} - set(st), set(st) - stage_keys
-        if miss or extra: raise ValueError(f'{where}: stage {i} ({st.get("name")}) misses {sorted(miss)} or has unknown {sorted(extra)}; '
-                                           f'stage keys are {sorted(stage_keys)}')
+        if miss or extra:
+            raise ValueError(f'{where}: stage {i} ({st.get("name")}) misses {sorted(miss)} or has unknown '
+                             f'{sorted(extra)}; stage keys are {sorted(stage_keys)}')
         szs = st['sz'] if isinstance(st['sz'], (list, tuple)) else [st['sz']]
         lrs = st['lr'] if isinstance(st['lr'], (list, tuple)) else [st['lr']]
-        for k, ok, what in [('bs', isinstance(st['bs'], int) and st['bs'] >= 1, 'a whole number of images, 1 or more (--bs)'),
-                            ('epochs', isinstance(st['epochs'], int) and st['epochs'] >= 1, 'a whole number, 1 or more (--epochs-scale)'),
-                            ('sz', all(isinstance(o, int) and o >= 1 for o in szs) and len(szs) in (1, 2), 'pixels, S or [H, W] (--sz-scale)'),
-                            ('lr', all(isinstance(o, (int, float)) and o > 0 for o in lrs) and len(lrs) in (1, 2), 'a positive number, or [lo, hi] (--lr-scale)')]:
+        for k, ok, what in [('bs', isinstance(st['bs'], int) and st['bs'] >= 1,
+                             'a whole number of images, 1 or more (--bs)'),
+                            ('epochs', isinstance(st['epochs'], int) and st['epochs'] >= 1,
+                             'a whole number, 1 or more (--epochs-scale)'),
+                            ('sz', all(isinstance(o, int) and o >= 1 for o in szs) and len(szs) in (1, 2),
+                             'pixels, S or [H, W] (--sz-scale)'),
+                            ('lr', all(isinstance(o, (int, float)) and o > 0 for o in lrs) and len(lrs) in (1, 2),
+                             'a positive number, or [lo, hi] (--lr-scale)')]:
             if not ok: raise ValueError(f"{where}: stage {st['name']}: {k}={st[k]!r}: give {what}")
     if len(set(names)) != len(names): raise ValueError(f'{where}: stage names must be unique, got {names}')
-    if not (isinstance(cfg['accum'], int) and cfg['accum'] >= 1): raise ValueError(f"{where}: accum={cfg['accum']!r}: give a whole number of batches, 1 or more")
+    if not (isinstance(cfg['accum'], int) and cfg['accum'] >= 1):
+        raise ValueError(f"{where}: accum={cfg['accum']!r}: give a whole number of batches, 1 or more")
     check_loss(cfg['loss'], cfg['loss_weights'])
     cfg['decoder'] = check_decoder(cfg['decoder'])
     for o in run_options:   # the values each option takes (`run_options`)
         v = cfg[o.key] if o.key else None
         if o.key and o.choices and v not in o.choices and not (v is None and o.default is None):
             raise ValueError(f"{where}: {o.key}={v!r}: choose one of {', '.join(map(str, o.choices))} ({o.flag})")
-    if cfg['compile'] not in (False, True, *compile_backends): raise ValueError(f"{where}: compile={cfg['compile']!r}: choose true, false or one of {compile_backends} (--compile [BACKEND])")
+    if cfg['compile'] not in (False, True, *compile_backends):
+        raise ValueError(f"{where}: compile={cfg['compile']!r}: choose true, false or one of {compile_backends} "
+                         f"(--compile [BACKEND])")
     track = check_track(cfg['track'], where)
     if cfg['tensorboard']:   # the older key: said once, as it becomes track (a second check finds it false)
         print0(f"{where}: tensorboard: true is written track: [tensorboard] now (--track tensorboard)")

@@ -13,15 +13,16 @@ import numpy as np, yaml
 from PIL import Image
 from fastcore.all import *
 from fastai.vision.all import *
+from .options import *
 from .read import *
 from .augment import *
 from .multilabel import *
 
 # %% auto #0
 __all__ = ['spec_keys', 'split_keys', 'split_names', 'default_labels', 'list_suffixes', 'cityscapes_names', 'voc_names',
-           'mask_names', 'palette_files', 'SpecError', 'read_palette', 'image_keys', 'list_names', 'DataSplit',
-           'DataSpec', 'check_root', 'load_data', 'spec_from_text', 'mask_folders', 'pair_masks', 'find_lists',
-           'find_layout', 'layout_yaml', 'suggest_hint', 'layout_report', 'layout_options']
+           'mask_names', 'palette_files', 'layout_options', 'data_option', 'SpecError', 'read_palette', 'image_keys',
+           'list_names', 'DataSplit', 'DataSpec', 'check_root', 'load_data', 'spec_from_text', 'mask_folders',
+           'pair_masks', 'find_lists', 'find_layout', 'layout_yaml', 'suggest_hint', 'layout_report']
 
 # %% ../nbs/00c_describe.ipynb #717c7a5d
 spec_keys = ('path', 'names', 'codes', 'void', 'ignore', 'palette', 'tolerance', 'nodata', 'bands', 'aug', 'images', 'labels', 'train', 'valid', 'test', 'multilabel')
@@ -571,11 +572,11 @@ def layout_report(root:Path|str, # A data set folder in which no layout was foun
                   f"give the others masks named so, or give the rule that fits with --labels (labels: in data.yaml)")
 
 # %% ../nbs/00c_describe.ipynb #a3e2aa7c
-def layout_options(p:argparse.ArgumentParser, # A command's parser
-                  )->argparse.ArgumentParser:
-    "Add `--images` and `--labels`, which find today's layout's files, spelt and meant the same in every command"
-    p.add_argument('--images', help="image folder of today's layout, relative to the data set's root (default 'images')")
-    p.add_argument('--labels', help="mask path template of today's layout, relative to the data set's root, with {stem}, {suffix}, {name}, "
-                                    "and {stem-END}, the stem without its end END (default 'labels/{stem}_P{suffix}'; "
-                                    "'annotations/{stem-_image}_annotation.png' finds annotations/1_annotation.png for images/1_image.png)")
-    return p
+layout_options = (   # every command that takes a data set (`CliOption`, chapter 00_options)
+    CliOption('--images', 'images', help="image folder of today's layout, relative to the data set's root (default "
+                                      "'images')"),
+    CliOption('--labels', 'labels', help="mask path template of today's layout, relative to the data set's root, with "
+           "{stem}, {suffix}, {name}, and {stem-END}, the stem without its end END (default 'labels/{stem}_P{suffix}'; "
+           "'annotations/{stem-_image}_annotation.png' finds annotations/1_annotation.png for images/1_image.png)"))
+data_option = CliOption('data', help='data set: a folder (its data.yaml, or images/, labels/, codes.txt) or a '
+                                     'data.yaml')

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np, pandas as pd, torch, torch.distributed as dist
 from fastcore.all import *
 from fastai.vision.all import *
+from .options import *
 from .read import *
 from .describe import *
 from .check import *
@@ -21,12 +22,12 @@ from .distributed import setup_rank, print0
 from .engine import inference_model
 from .multilabel import ml_names
 from .multilabel_learn import MultiLabelStats, ml_image_confusion, ml_image_scores
-from .predict import predict_masks, check_predict_options, check_inputs, engine_options, tile_args
+from .predict import predict_masks, check_predict_options, check_inputs, engine_options, model_option, tile_args
 from .model import image_digest
 from .modelfile import model_format
 
 # %% auto #0
-__all__ = ['image_confusion', 'image_scores', 'evaluate', 'eval_parser', 'segdist_eval']
+__all__ = ['eval_options', 'image_confusion', 'image_scores', 'evaluate', 'eval_parser', 'segdist_eval']
 
 # %% ../nbs/05c_evaluate.ipynb #ac160e65
 def image_confusion(pred:np.ndarray, # (H, W) predicted class indices
@@ -168,18 +169,20 @@ def _write_eval(m, data:Path, fns:list, gm, cm:np.ndarray, rows:list, out, how:d
     return res
 
 # %% ../nbs/05c_evaluate.ipynb #1c9e0185
+eval_options = (
+    model_option, data_option,
+    CliOption('--split', help="the split to score (train, valid, test); default: test when the data set's "
+                              "description has one, else every image"),
+    CliOption('--out', help='output folder (default: eval-<data set name> beside the model)'),
+    CliOption('--k', default=6, help='worst images drawn in worst.png (default 6)', type=int),
+    *engine_options, *layout_options, no_check_option)
+
 def eval_parser()->argparse.ArgumentParser:
     "The options of `segdist-eval`"
-    p = argparse.ArgumentParser(prog='segdist-eval', description='Metrics of a trained model on a labelled data set, per class and '
-                                'per image (run it with segdist-launch -m segdist_nb.evaluate for N processes)')
-    p.add_argument('model', help="a run's model.pkl, or an .onnx from segdist-export")
-    p.add_argument('data', help='labelled data set: a folder (its data.yaml, or images/, labels/, codes.txt) or a data.yaml')
-    p.add_argument('--split', help="the split to score (train, valid, test); default: test when the data set's description has one, else every image")
-    p.add_argument('--out', help='output folder (default: eval-<data set name> beside the model)')
-    p.add_argument('--k', type=int, default=6, help='worst images drawn in worst.png (default 6)')
-    engine_options(p); layout_options(p)
-    p.add_argument('--no-check', action='store_true', help='skip the data check')
-    return p
+    p = argparse.ArgumentParser(prog='segdist-eval', description='Metrics of a trained model on a labelled data set, '
+                                'per class and per image (run it with segdist-launch -m segdist_nb.evaluate for N '
+                                'processes)')
+    return add_options(p, eval_options)
 
 # %% ../nbs/05c_evaluate.ipynb #83d648e7
 def segdist_eval(argv:list|None=None):
@@ -189,9 +192,9 @@ def segdist_eval(argv:list|None=None):
     if num_distrib() > 1 and not dist.is_initialized(): dist.init_process_group('gloo')   # only to gather the results
     try:
         overlap, blend = tile_args(a)
-        res = evaluate(a.model, a.data, a.out, bs=a.bs, tile=a.tile, overlap=overlap, blend=blend, tta=a.tta, k=a.k, cpu=True if a.cpu else None,
-                        labels=a.labels, images=a.images, check=not a.no_check, split=a.split, engine=a.engine, compile=a.compile,
-                        trust_pickle=a.trust_pickle)
+        res = evaluate(a.model, a.data, a.out, bs=a.bs, tile=a.tile, overlap=overlap, blend=blend, tta=a.tta, k=a.k,
+                       cpu=True if a.cpu else None, labels=a.labels, images=a.images, check=a.check, split=a.split,
+                       engine=a.engine, compile=a.compile, trust_pickle=a.trust_pickle)
     except (ValueError, OSError, ImportError) as e:
         if rank_distrib() == 0: print(f'segdist-eval: error: {e}', file=sys.stderr)
         raise SystemExit(2)

@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np, torch
 from fastcore.all import *
 from fastai.vision.all import *
+from .options import *
+from .modelfile import trust_pickle_option
 from .check import spec_files, spec_splitter
 from .describe import load_data
 from .dls import GetMask
@@ -20,8 +22,8 @@ from .predict import image_batch, predict_masks, check_inputs
 from .evaluate import image_confusion
 
 # %% auto #0
-__all__ = ['int8_limits', 'onnx_agreement', 'export_onnx', 'calib_files', 'int8_scores', 'int8_verdict', 'quantize_int8',
-           'export_parser', 'segdist_export']
+__all__ = ['int8_limits', 'export_options', 'onnx_agreement', 'export_onnx', 'calib_files', 'int8_scores', 'int8_verdict',
+           'quantize_int8', 'export_parser', 'segdist_export']
 
 # %% ../nbs/05d_export.ipynb #d16f39a7
 def onnx_agreement(module:nn.Module, # The PyTorch module that was exported
@@ -184,24 +186,28 @@ def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
     return q, res
 
 # %% ../nbs/05d_export.ipynb #b162534b
+export_options = (
+    CliOption('model', help="a run's model.pkl"), CliOption('out', help='the .onnx file to write'), trust_pickle_option,
+    CliOption('--opset', default=17, help='ONNX opset (default 17)', type=int),
+    switch_option('--no-check', None, True, 'skip the comparison with PyTorch'),
+    switch_option('--int8', None, True, "write a static int8 model (QDQ), calibrated on --data's training images, "
+                                        "checked on its validation images"),
+    CliOption('--data', help='with --int8: the data set the model was trained on'),
+    CliOption('--calib', default=32, help='with --int8: calibration images (default 32)', type=int),
+    CliOption('--max-miou-drop', default=0.005, help='with --int8: refuse when the validation mean IoU falls by more '
+                                                  '(default 0.005)', type=float),
+    CliOption('--max-class-drop', default=0.02, help="with --int8: refuse when a class's validation IoU falls by more "
+                                                  "(default 0.02)", type=float),
+    CliOption('--max-sure-flips', default=0.005, help='with --int8: refuse when more of the pixels fp32 is 90%% sure '
+                                                      'of change class (default 0.005)', type=float),
+    CliOption('--min-agreement', help='with --int8: also refuse below this share of validation pixels agreeing with '
+                                      'fp32', type=float))
+
 def export_parser()->argparse.ArgumentParser:
     "The options of `segdist-export`"
-    p = argparse.ArgumentParser(prog='segdist-export', description='Export a trained segdist_nb model to ONNX (RGB 0..1 input, normalisation '
-                                'inside, class names in the metadata) and check it')
-    p.add_argument('model', help="a run's model.pkl")
-    p.add_argument('out', help='the .onnx file to write')
-    p.add_argument('--trust-pickle', action='store_true', help="open a model.pkl: a pickle runs any code it holds, so only for a file you trust "
-                                                                "(a run's model folder opens without pickle)")
-    p.add_argument('--opset', type=int, default=17, help='ONNX opset (default 17)')
-    p.add_argument('--no-check', action='store_true', help='skip the comparison with PyTorch')
-    p.add_argument('--int8', action='store_true', help="write a static int8 model (QDQ), calibrated on --data's training images, checked on its validation images")
-    p.add_argument('--data', help='with --int8: the data set the model was trained on')
-    p.add_argument('--calib', type=int, default=32, help='with --int8: calibration images (default 32)')
-    p.add_argument('--max-miou-drop', type=float, default=0.005, help='with --int8: refuse when the validation mean IoU falls by more (default 0.005)')
-    p.add_argument('--max-class-drop', type=float, default=0.02, help="with --int8: refuse when a class's validation IoU falls by more (default 0.02)")
-    p.add_argument('--max-sure-flips', type=float, default=0.005, help='with --int8: refuse when more of the pixels fp32 is 90%% sure of change class (default 0.005)')
-    p.add_argument('--min-agreement', type=float, help='with --int8: also refuse below this share of validation pixels agreeing with fp32')
-    return p
+    p = argparse.ArgumentParser(prog='segdist-export', description='Export a trained segdist_nb model to ONNX (RGB '
+                                '0..1 input, normalisation inside, class names in the metadata) and check it')
+    return add_options(p, export_options)
 
 # %% ../nbs/05d_export.ipynb #38fe2875
 def segdist_export(argv:list|None=None, # Command-line arguments (default: the process's)

@@ -1,4 +1,4 @@
-"""`segdist-push RUN user/name`: a run's model folder on the Hugging Face Hub, with a model card; `--pretrained hf-hub:user/name` and `inference_model('hf-hub:user/name')` take it back.
+"""`segdist-push RUN user/name`: a run's model folder and card on the Hugging Face Hub, read back as `hf-hub:user/name`.
 
 Docs: https://segdist.github.io/segdist_nb/hub.html.md"""
 
@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse, csv, json, math, os, shutil, sys, tempfile
 from pathlib import Path
 from huggingface_hub import HfApi
+from .options import *
 import safetensors
 from .modelfile import run_model, model_format, build_model, SavedModel
 from .decoders import model_name
 
 # %% auto #0
-__all__ = ['run_eval', 'model_card', 'push_model', 'push_parser', 'segdist_push']
+__all__ = ['push_options', 'run_eval', 'model_card', 'push_model', 'push_parser', 'segdist_push']
 
 # %% ../nbs/04f_hub.ipynb #54b87f29
 def run_eval(run:Path|str)->tuple: # (eval.json's contents, per_class.csv's rows), or (None, [])
@@ -27,33 +28,46 @@ def run_eval(run:Path|str)->tuple: # (eval.json's contents, per_class.csv's rows
 # %% ../nbs/04f_hub.ipynb #c10b4b58
 def model_card(run:Path|str, # A run's folder (train.py --out), with its model folder
                repo:str, # Where it goes: user/name
-               licence:str='other', # The licence field of the card (an identifier the Hub knows: apache-2.0, cc-by-4.0, other, ...)
+               licence:str='other', # The card's licence field (an identifier the Hub knows: apache-2.0, cc-by-4.0, ...)
               )->str:
-    "The model card (README.md) of a run's model folder: classes and colours, evaluation, training configuration, sizes, licence, a picture"
+    "The model card (README.md) of a run's model folder: classes, evaluation, configuration, sizes, licence, a picture"
     run = Path(run); fn = run_model(run)
-    mc, rc = json.loads((fn/'config.json').read_text()), json.loads((run/'config.json').read_text()) if (run/'config.json').is_file() else {}
-    with safetensors.safe_open(fn/'model.safetensors', 'pt') as f: n = sum(math.prod(f.get_slice(k).get_shape()) for k in f.keys())   # no tensor read
+    mc = json.loads((fn/'config.json').read_text())
+    rc = json.loads((run/'config.json').read_text()) if (run/'config.json').is_file() else {}
+    with safetensors.safe_open(fn/'model.safetensors', 'pt') as f:   # no tensor read
+        n = sum(math.prod(f.get_slice(k).get_shape()) for k in f.keys())
     ev, rows = run_eval(run)
     pal = mc.get('palette')
-    lines = ['---', 'library_name: segdist_nb', f'license: {licence}', 'pipeline_tag: image-segmentation', 'tags: [segdist_nb, semantic-segmentation]', '---', '',
-             f"# {repo}", '', f"A {model_name(mc['decoder'], mc['arch'])} for semantic segmentation of {len(mc['classes'])} classes, trained with "
-             f"[segdist_nb](https://github.com/segdist/segdist_nb). Its weights are `model.safetensors`, and `config.json` says how to build and run it.",
-             '', '```sh', f'segdist-predict hf-hub:{repo} images/ masks/', f'python train.py --data DATA --pretrained hf-hub:{repo}   # fine-tune', '```', '',
+    lines = ['---', 'library_name: segdist_nb', f'license: {licence}', 'pipeline_tag: image-segmentation',
+             'tags: [segdist_nb, semantic-segmentation]', '---', '', f"# {repo}", '',
+             f"A {model_name(mc['decoder'], mc['arch'])} for semantic segmentation of {len(mc['classes'])} classes, "
+             f"trained with [segdist_nb](https://github.com/segdist/segdist_nb). Its weights are `model.safetensors`, "
+             f"and `config.json` says how to build and run it.",
+             '', '```sh', f'segdist-predict hf-hub:{repo} images/ masks/',
+             f'python train.py --data DATA --pretrained hf-hub:{repo}   # fine-tune', '```', '',
              '## Classes', '', '| index | class | colour |', '|---|---|---|']
-    lines += [f"| {i} | {c}{' (void)' if i == mc.get('void') else ''} | {'' if pal is None else '#%02x%02x%02x' % tuple(pal[i])} |" for i, c in enumerate(mc['classes'])]
+    lines += [f"| {i} | {c}{' (void)' if i == mc.get('void') else ''} | "
+              f"{'' if pal is None else '#%02x%02x%02x' % tuple(pal[i])} |" for i, c in enumerate(mc['classes'])]
     lines += ['', '## Evaluation', '']
-    if ev is None: lines += ['This run has no evaluation: `segdist-eval RUN DATA` writes one, which a later push shows here.']
+    if ev is None:
+        lines += ['This run has no evaluation: `segdist-eval RUN DATA` writes one, which a later push shows here.']
     else:
-        lines += [f"Scored by `segdist-eval` on {ev['n_images']} images of " + (f"the {ev['split']} split" if ev.get('split') else 'every split, less the images it trained on')
-                  + f": mean IoU **{ev['metrics']['miou']:.4f}**, pixel accuracy {ev['metrics']['acc_all']:.4f}.", '', '| class | IoU |', '|---|---|']
+        on = f"the {ev['split']} split" if ev.get('split') else 'every split, less the images it trained on'
+        lines += [f"Scored by `segdist-eval` on {ev['n_images']} images of {on}: mean IoU "
+                  f"**{ev['metrics']['miou']:.4f}**, pixel accuracy {ev['metrics']['acc_all']:.4f}.", '',
+                  '| class | IoU |', '|---|---|']
         lines += [f"| {r['name']} | {float(r['iou']):.4f} |" for r in rows if r.get('iou') not in (None, '', 'nan')]
     im = mc.get('imagery') or {}
-    lines += ['', '## Sizes', '', f"- parameters: {n:,}", f"- weights file: {(fn/'model.safetensors').stat().st_size / 2**20:.1f} MB",
-              f"- input: {mc['bands']} band(s), {mc.get('bit_depth') or 'uint8'}; trained at {mc['sz'][0]}x{mc['sz'][1]} px",
+    lines += ['', '## Sizes', '', f"- parameters: {n:,}",
+              f"- weights file: {(fn/'model.safetensors').stat().st_size / 2**20:.1f} MB",
+              f"- input: {mc['bands']} band(s), {mc.get('bit_depth') or 'uint8'}; trained at "
+              f"{mc['sz'][0]}x{mc['sz'][1]} px",
               f"- training images: {(mc.get('training') or {}).get('n', 'not recorded')}", '', '## Training', '',
-              f"Weights started from: `{(mc.get('weights_from') or {}).get('pretrained', 'scratch')}`. The run's configuration (`config.json` of `train.py --out`):",
+              f"Weights started from: `{(mc.get('weights_from') or {}).get('pretrained', 'scratch')}`. The run's "
+              f"configuration (`config.json` of `train.py --out`):",
               '', '```json', json.dumps({k: v for k, v in rc.items() if k != 'dataset'}, indent=1, default=str), '```']
-    if (run/'results.png').is_file(): lines += ['', '## Predictions', '', '![Validation images, true and predicted masks](results.png)']
+    if (run/'results.png').is_file():
+        lines += ['', '## Predictions', '', '![Validation images, true and predicted masks](results.png)']
     return '\n'.join(lines) + '\n'
 
 # %% ../nbs/04f_hub.ipynb #a8f89fbb
@@ -64,12 +78,13 @@ def push_model(run:Path|str, # A run's folder (train.py --out)
                token:str|None=None, # A Hub token; default the one `huggingface-cli login` saved, or HF_TOKEN
                endpoint:str|None=None, # The Hub; default HF_ENDPOINT, else huggingface.co
               )->str: # The commit's URL
-    "Upload the run's model folder (config.json, model.safetensors), its model card (README.md) and picture of predictions to the Hub"
+    "Upload the run's model folder (config.json, model.safetensors), its card (README.md) and picture to the Hub"
     run = Path(run)
     if '/' not in repo.strip('/'): raise ValueError(f'{repo}: name the repository as user/name (or organisation/name)')
     fn = run_model(run)
-    if model_format(fn) != 'folder': raise ValueError(f"{run} has no model folder (RUN/model: config.json and model.safetensors), which is what is pushed: "
-                                                      f"give the folder of a run that finished")
+    if model_format(fn) != 'folder':
+        raise ValueError(f"{run} has no model folder (RUN/model: config.json and model.safetensors), which is what is "
+                         f"pushed: give the folder of a run that finished")
     SavedModel.read(fn)   # a folder whose tensors do not fit its config.json is not pushed
     api = HfApi(endpoint=endpoint, token=token)
     with tempfile.TemporaryDirectory() as d:
@@ -83,21 +98,26 @@ def push_model(run:Path|str, # A run's folder (train.py --out)
         return str(api.upload_folder(folder_path=d, repo_id=repo, commit_message=f'segdist-push {run.name}'))
 
 # %% ../nbs/04f_hub.ipynb #8dcdadbf
+push_options = (
+    CliOption('run', help='the folder of a finished run (train.py --out)'),
+    CliOption('repo', help='the Hub repository: user/name (created when it does not exist)'),
+    CliOption('--licence', default='other', help="the card's licence field (apache-2.0, cc-by-4.0, ...; default "
+                                                 "other)"),
+    switch_option('--private', None, True, 'create the repository private'))
+
 def push_parser()->argparse.ArgumentParser:
     "The options of `segdist-push`"
-    p = argparse.ArgumentParser(prog='segdist-push', description="Upload a run's model folder to the Hugging Face Hub, with a model card")
-    p.add_argument('run', help='the folder of a finished run (train.py --out)')
-    p.add_argument('repo', help='the Hub repository: user/name (created when it does not exist)')
-    p.add_argument('--licence', default='other', help="the card's licence field (apache-2.0, cc-by-4.0, ...; default other)")
-    p.add_argument('--private', action='store_true', help='create the repository private')
-    return p
+    p = argparse.ArgumentParser(prog='segdist-push', description="Upload a run's model folder to the Hugging Face Hub, "
+                                "with a model card")
+    return add_options(p, push_options)
 
 def segdist_push(argv:list|None=None, # Command-line arguments (default: the process's)
                 ):
-    "Console entry point `segdist-push`: a run's model folder and its card to the Hub (log in with `huggingface-cli login`, or set HF_TOKEN)"
+    "Console entry point `segdist-push`: a run's model folder and card to the Hub (`huggingface-cli login` or HF_TOKEN)"
     a = push_parser().parse_args(argv)
     try: url = push_model(a.run, a.repo, a.licence, a.private)
-    except Exception as e: print(f'segdist-push: error: {type(e).__name__}: {e}'.splitlines()[0], file=sys.stderr); raise SystemExit(2)
+    except Exception as e:
+        print(f'segdist-push: error: {type(e).__name__}: {e}'.splitlines()[0], file=sys.stderr); raise SystemExit(2)
     print(f'pushed {a.run} to {a.repo}: {url}')
 
 if __name__ == '__main__' and '__file__' in globals(): segdist_push()  # not when this cell runs in a notebook

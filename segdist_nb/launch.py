@@ -10,35 +10,41 @@ import contextlib, os, signal, socket, subprocess, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
 import torch
 from fastcore.all import ifnone
+from .options import *
 from torch.distributed.run import get_args_parser, run
 from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
 from torch.distributed.elastic.multiprocessing.api import SignalException
 
 # %% auto #0
-__all__ = ['LaunchError', 'launch_parser', 'slurm_args', 'visible_gpus', 'launch_args', 'first_contact', 'launch',
-           'segdist_launch', 'sigterm_interrupts', 'run_launch', 'launch_port', 'run_nodes']
+__all__ = ['launch_options', 'LaunchError', 'launch_parser', 'slurm_args', 'visible_gpus', 'launch_args', 'first_contact',
+           'launch', 'segdist_launch', 'sigterm_interrupts', 'run_launch', 'launch_port', 'run_nodes']
 
 # %% ../nbs/04a_launch.ipynb #5bbb20d5
 class LaunchError(ValueError): "A launcher option that cannot work here"
 
 # %% ../nbs/04a_launch.ipynb #8eb12e68
+launch_options = (   # the launcher's own, after torchrun's
+    CliOption('--gpus', help="'all' (the default when CUDA is available) or a comma list of GPU ids, one process each"),
+    CliOption('--cpus', help='Number of CPU processes (gloo backend), instead of GPUs', type=int),
+    CliOption('--threads', default=1, help='torch threads per CPU process', type=int),
+    CliOption('--first-contact', default=120, help='on a node other than 0 (--node-rank), how long to wait for '
+           '--master-addr:--master-port to answer before giving up with one line (default 120)', type=float,
+           kw=(('metavar', 'SECONDS'),)))
+
 def launch_parser():
-    "torchrun's argument parser, plus `--gpus`, `--cpus` and `--threads`"
+    "torchrun's argument parser, plus `launch_options`: `--gpus`, `--cpus`, `--threads`, `--first-contact`"
     p = get_args_parser()
-    p.allow_abbrev = False   # else a script's `--monitor miou` reads as an abbreviation of torchrun's `--monitor-interval`
-    p.prog, p.description = 'python -m segdist_nb.launch', 'Launch a training script on N GPUs or N CPU processes (torchrun inside).'
-    g = p.add_argument_group('segdist_nb')
-    g.add_argument('--gpus', default=None, help="'all' (the default when CUDA is available) or a comma list of GPU ids, one process each")
-    g.add_argument('--cpus', type=int, default=None, help='Number of CPU processes (gloo backend), instead of GPUs')
-    g.add_argument('--threads', type=int, default=1, help='torch threads per CPU process')
-    g.add_argument('--first-contact', type=float, default=120, metavar='SECONDS',
-                   help='on a node other than 0 (--node-rank), how long to wait for --master-addr:--master-port to answer before giving up with one line (default 120)')
+    p.allow_abbrev = False   # else a script's `--monitor miou` reads as torchrun's `--monitor-interval`, abbreviated
+    p.prog = 'python -m segdist_nb.launch'
+    p.description = 'Launch a training script on N GPUs or N CPU processes (torchrun inside).'
+    add_options(p.add_argument_group('segdist_nb'), launch_options)
     return p
 
 # %% ../nbs/04a_launch.ipynb #3bd7df76
 _given_flags = {'nnodes': ('--nnodes',), 'rdzv_backend': ('--rdzv-backend', '--rdzv_backend'),
                 'rdzv_endpoint': ('--rdzv-endpoint', '--rdzv_endpoint'), 'rdzv_id': ('--rdzv-id', '--rdzv_id'),
-                'static': ('--master-addr', '--master_addr', '--master-port', '--master_port', '--node-rank', '--node_rank')}
+                'static': ('--master-addr', '--master_addr', '--master-port', '--master_port', '--node-rank',
+                           '--node_rank')}
 
 def slurm_args(argv:list, # The launcher's command line
                env:dict|None=None, # The environment; default `os.environ`
@@ -78,11 +84,14 @@ def launch_args(argv:list, # Command-line arguments, after the program name
     out_env = {}
     if max(int(o) for o in str(args.nnodes).split(':')) > 1:
         if args.rdzv_backend == 'static' and args.max_restarts > 0:
-            raise LaunchError(f'--max-restarts {args.max_restarts} on several nodes needs the c10d rendezvous, which restarts every '
-                              "node's processes: give --rdzv-backend c10d --rdzv-endpoint HOST:PORT --rdzv-id JOB instead of "
-                              '--master-addr/--master-port/--node-rank (under srun, it is the default)')
-        if args.rdzv_backend == 'c10d': out_env['TORCH_DISABLE_SHARE_RDZV_TCP_STORE'] = '1'   # a fresh store every round (chapter 04)
-    if args.gpus is not None and args.cpus is not None: raise LaunchError('--gpus and --cpus exclude each other: choose one')
+            raise LaunchError(f'--max-restarts {args.max_restarts} on several nodes needs the c10d rendezvous, which '
+                              "restarts every node's processes: give --rdzv-backend c10d --rdzv-endpoint HOST:PORT "
+                              '--rdzv-id JOB instead of --master-addr/--master-port/--node-rank (under srun, it is the '
+                              'default)')
+        if args.rdzv_backend == 'c10d':   # a fresh store every round (chapter 04)
+            out_env['TORCH_DISABLE_SHARE_RDZV_TCP_STORE'] = '1'
+    if args.gpus is not None and args.cpus is not None:
+        raise LaunchError('--gpus and --cpus exclude each other: choose one')
     if args.cpus is not None:
         if args.cpus < 1: raise LaunchError(f'--cpus {args.cpus}: give at least 1 process')
         if args.threads < 1: raise LaunchError(f'--threads {args.threads}: give at least 1 torch thread per process')
@@ -90,18 +99,23 @@ def launch_args(argv:list, # Command-line arguments, after the program name
         args.nproc_per_node = str(args.cpus)
         return args, out_env
     gpus = ifnone(args.gpus, 'all')
-    if n_gpu == 0: raise LaunchError(f'--gpus {gpus}: no GPU is visible on this machine. Use --cpus N to train with N CPU processes')
+    if n_gpu == 0:
+        raise LaunchError(f'--gpus {gpus}: no GPU is visible on this machine. Use --cpus N to train with N CPU '
+                          f'processes')
     if gpus == 'all': ids = list(range(n_gpu))
     else:
         try: ids = [int(o) for o in gpus.split(',') if o.strip()]
-        except ValueError: raise LaunchError(f"--gpus {gpus!r}: give 'all' or GPU ids separated by commas, e.g. 0,1") from None
+        except ValueError:
+            raise LaunchError(f"--gpus {gpus!r}: give 'all' or GPU ids separated by commas, e.g. 0,1") from None
         bad = [o for o in ids if not 0 <= o < n_gpu]
-        if bad or not ids: raise LaunchError(f'--gpus {gpus}: GPU ids must be in 0..{n_gpu-1} (this machine sees {n_gpu})')
+        if bad or not ids:
+            raise LaunchError(f'--gpus {gpus}: GPU ids must be in 0..{n_gpu-1} (this machine sees {n_gpu})')
         vis = ifnone(env, os.environ).get('CUDA_VISIBLE_DEVICES')
         out_env['CUDA_VISIBLE_DEVICES'] = visible_gpus(ids, vis)
         if (vis or '').strip():
-            print(f"segdist_nb.launch: --gpus {gpus}: GPU(s) {out_env['CUDA_VISIBLE_DEVICES']} of CUDA_VISIBLE_DEVICES={vis}, "
-                  'the GPUs this job was given (--gpus numbers them from 0)', file=sys.stderr)
+            print(f"segdist_nb.launch: --gpus {gpus}: GPU(s) {out_env['CUDA_VISIBLE_DEVICES']} of "
+                  f'CUDA_VISIBLE_DEVICES={vis}, the GPUs this job was given (--gpus numbers them from 0)',
+                  file=sys.stderr)
     args.nproc_per_node = str(len(ids))
     return args, out_env
 
@@ -114,17 +128,20 @@ def _how(code:int)->str:
     return f'failed with exit code {code}'
 
 def first_contact(args):
-    "On a node other than 0 of a static rendezvous, wait at most `--first-contact` seconds for the master's address to answer; a `LaunchError` naming it if it does not"
-    if args.rdzv_backend != 'static' or max(int(o) for o in str(args.nnodes).split(':')) <= 1 or int(args.node_rank) == 0: return
+    "On a node other than 0 of a static rendezvous, wait `--first-contact` seconds at most for the master to answer"
+    if args.rdzv_backend != 'static' or max(int(o) for o in str(args.nnodes).split(':')) <= 1: return
+    if int(args.node_rank) == 0: return
     where, t0 = f'{args.master_addr}:{args.master_port}', time.monotonic()
     while True:
         try:
-            with socket.create_connection((args.master_addr, int(args.master_port)), timeout=5): return   # node 0's store answers
+            with socket.create_connection((args.master_addr, int(args.master_port)), timeout=5):
+                return   # node 0's store answers
         except OSError as e: why = e.strerror or type(e).__name__
         if time.monotonic() - t0 > args.first_contact:
-            raise LaunchError(f'node {args.node_rank}: the master at {where} (--master-addr, --master-port) did not answer in {args.first_contact:g} s '
-                              f'({why}): start node 0 first, check the address and port, and that this node can reach it (network, firewall); '
-                              f'--first-contact SECONDS waits longer')
+            raise LaunchError(f'node {args.node_rank}: the master at {where} (--master-addr, --master-port) did not '
+                              f'answer in {args.first_contact:g} s ({why}): start node 0 first, check the address and '
+                              f'port, and that this node can reach it (network, firewall); --first-contact SECONDS '
+                              f'waits longer')
         time.sleep(1)
 
 # %% ../nbs/04a_launch.ipynb #32a6d693
@@ -183,7 +200,8 @@ def run_launch(argv:list, # Launcher arguments, e.g. ['--cpus', '2', 'script.py'
     cmd = [sys.executable, '-m', 'segdist_nb.launch', *map(str, argv)]
     out, err = [], []
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **kwargs) as p:
-        ts = [threading.Thread(target=_pump, args=a, daemon=True) for a in ((p.stdout, out, echo), (p.stderr, err, False))]
+        ts = [threading.Thread(target=_pump, args=a, daemon=True)
+              for a in ((p.stdout, out, echo), (p.stderr, err, False))]
         for t in ts: t.start()
         def stop():
             p.send_signal(signal.SIGINT)  # as Ctrl-C: the launcher stops every rank (each runs in a session of its own)
@@ -193,7 +211,7 @@ def run_launch(argv:list, # Launcher arguments, e.g. ['--cpus', '2', 'script.py'
         try: p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             stop(); raise subprocess.TimeoutExpired(cmd, timeout, ''.join(out), ''.join(err)) from None
-        except KeyboardInterrupt:   # Ctrl-C, or a notebook's interrupt, in the caller: every rank stops before it goes on
+        except KeyboardInterrupt:   # Ctrl-C or a notebook's interrupt in the caller: every rank stops before it goes on
             stop(); raise
         for t in ts: t.join()
     return subprocess.CompletedProcess(cmd, p.returncode, ''.join(out), ''.join(err))
@@ -221,4 +239,5 @@ def run_nodes(argvs:list, # Launcher arguments, one list per node
     # workers on two cores: rendezvous and store timeouts. A lock file makes the groups of this machine take turns.
     with open(os.path.join(tempfile.gettempdir(), 'segdist-run-nodes.lock'), 'w') as lk:
         fcntl.flock(lk, fcntl.LOCK_EX)
-        with ThreadPoolExecutor(len(argvs)) as ex: return list(ex.map(lambda a, e: run_launch(a, env=e, **kwargs), argvs, envs))
+        with ThreadPoolExecutor(len(argvs)) as ex:
+            return list(ex.map(lambda a, e: run_launch(a, env=e, **kwargs), argvs, envs))

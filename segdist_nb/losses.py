@@ -16,7 +16,7 @@ __all__ = ['loss_names', 'SegLoss', 'counted', 'SegCELoss', 'SegDiceLoss', 'SegF
 
 # %% ../nbs/02b_losses.ipynb #202f59e3
 class SegLoss(nn.Module):
-    "Base of this chapter's losses: logits (bs, n, ...) and class indices in, fastai's `activation` (softmax) and `decodes` (argmax)"
+    "Base of this chapter's losses: logits (bs, n, ...) and class indices in; fastai's `activation` and `decodes`"
     y_int = True
     def activation(self, x): return F.softmax(x, dim=1)
     def decodes(self, x): return x.argmax(dim=1)
@@ -34,39 +34,39 @@ def counted(targ:torch.Tensor, # Class indices
 
 # %% ../nbs/02b_losses.ipynb #a792097f
 class SegCELoss(SegLoss):
-    "The seed's weighted cross-entropy (`CrossEntropyLossFlat(axis=1)`'s value) on the logits as they are; `ignore_index` pixels left out"
+    "The seed's weighted cross-entropy (`CrossEntropyLossFlat(axis=1)`'s value); `ignore_index` pixels left out"
     def __init__(self, weight:torch.Tensor|None=None, # Class weights (a zero weight leaves a class's pixels out)
                 ):
         super().__init__()
         self.register_buffer('weight', None if weight is None else torch.as_tensor(weight, dtype=torch.float))
     def forward(self, inp, targ):
-        inp, targ = inp.as_subclass(torch.Tensor), targ.as_subclass(torch.Tensor)   # fastai's tensor subclasses: plain tensors, one dispatch
+        inp, targ = inp.as_subclass(torch.Tensor), targ.as_subclass(torch.Tensor)   # plain tensors: one dispatch
         return F.cross_entropy(inp.float(), targ.long(), self.weight, ignore_index=ignore_index)
 
 # %% ../nbs/02b_losses.ipynb #3540884b
 class SegDiceLoss(SegLoss):
-    "1 - soft Dice, summed over the batch per class, averaged over the classes present; void and `ignore_index` pixels left out"
+    "1 - soft Dice, summed over the batch per class, averaged over the classes present; void, `ignore_index` pixels out"
     def __init__(self, n:int, # Number of classes
                  void:int|None=None, # Void class: its pixels and its term are left out
                  eps:float=1e-7, # Added to the denominators
                 ): super().__init__(); store_attr()
     def forward(self, inp, targ):
-        inp, targ = inp.as_subclass(torch.Tensor), targ.as_subclass(torch.Tensor)   # fastai's tensor subclasses: plain tensors, one dispatch
+        inp, targ = inp.as_subclass(torch.Tensor), targ.as_subclass(torch.Tensor)   # plain tensors: one dispatch
         ok = counted(targ, self.n, self.void, ignore_void=True)
         p = F.softmax(inp.float(), dim=1) * ok.unsqueeze(1)
         cls = torch.arange(self.n, device=targ.device).view(1, -1, *[1] * (targ.ndim - 1))
-        t = ((targ.long().unsqueeze(1) == cls) & ok.unsqueeze(1)).float()   # one-hot, without `F.one_hot`'s range check (a host sync)
+        t = ((targ.long().unsqueeze(1) == cls) & ok.unsqueeze(1)).float()   # one-hot, without `F.one_hot`'s sync
         dims = [0] + list(range(2, p.ndim))
         inter, card, present = (p * t).sum(dims), (p + t).sum(dims), t.sum(dims) > 0
         if self.void is not None: present = present & (cls.flatten() != self.void)
         k = present.sum()
         dice = 2 * inter / (card + self.eps)
-        # the mean over the classes present, with no data-dependent shape or host sync; nothing counted: 0, with a graph for backward
+        # the mean over the classes present, with no data-dependent shape or host sync; nothing counted: 0, with a graph
         return torch.where(k > 0, 1 - (dice * present).sum() / k.clamp_min(1), inp.sum() * 0.)
 
 # %% ../nbs/02b_losses.ipynb #f2b0c3e4
 class SegFocalLoss(SegLoss):
-    "Focal loss: cross-entropy times (1 - p_t)**gamma, class-weighted; `ignore_index` (and void with `ignore_void`) pixels left out"
+    "Focal loss: cross-entropy times (1 - p_t)**gamma, class-weighted; `ignore_index` pixels (and `ignore_void`) out"
     def __init__(self, n:int, # Number of classes
                  weight:torch.Tensor|None=None, # Class weights, as cross-entropy's
                  gamma:float=2., # Focusing exponent; 0 is cross-entropy
@@ -91,7 +91,7 @@ class SegLossSum(SegLoss):
                  weights:list, # One weight per term
                 ):
         super().__init__()
-        self.losses = nn.ModuleList([getattr(l, 'func', l) for l in losses])   # a fastai `BaseLoss` is not a module: its torch loss is
+        self.losses = nn.ModuleList([getattr(l, 'func', l) for l in losses])   # `BaseLoss` is no module: its `func`
         self.weights = list(weights)
     def forward(self, inp, targ): return sum(w * l(inp, targ) for w, l in zip(self.weights, self.losses))
 
@@ -103,9 +103,11 @@ def check_loss(loss:str, # 'ce', 'dice', 'focal', or a sum such as 'ce+dice'
     terms = str(loss).split('+')
     bad = [o for o in terms if o not in loss_names]
     if bad or len(set(terms)) != len(terms):
-        raise ValueError(f"loss={loss!r}: give one of {loss_names} or a sum of different ones such as 'ce+dice' (--loss)")
+        raise ValueError(f"loss={loss!r}: give one of {loss_names} or a sum of different ones such as 'ce+dice' "
+                         f"(--loss)")
     if loss_weights is not None and len(loss_weights) != len(terms):
-        raise ValueError(f'{len(loss_weights)} loss weights for the {len(terms)} term(s) of {loss!r}: give one per term (--loss-weights)')
+        raise ValueError(f'{len(loss_weights)} loss weights for the {len(terms)} term(s) of {loss!r}: give one per '
+                         f'term (--loss-weights)')
     return terms
 
 # %% ../nbs/02b_losses.ipynb #ec8577c2

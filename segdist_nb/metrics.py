@@ -50,7 +50,7 @@ def batch_confusion(pred:torch.Tensor, # Predicted class index per pixel, (bs, .
     p, t = pred.reshape(bs, -1).long(), targ.reshape(bs, -1).long()
     ok = (t >= 0) & (t < n)
     idx = torch.arange(bs, device=p.device)[:, None] * n * n + t.clamp(0, n - 1) * n + p
-    idx = torch.where(ok, idx, bs * n * n).flatten()   # uncounted pixels into one extra bin: no data-dependent shape, no host sync
+    idx = torch.where(ok, idx, bs * n * n).flatten()   # uncounted pixels in one more bin: no data-dependent shape, sync
     cm = torch.zeros(bs * n * n + 1, dtype=torch.long, device=p.device).index_add_(0, idx, torch.ones_like(idx))
     return cm[:-1].reshape(bs, n, n)
 
@@ -112,7 +112,8 @@ class SegStats:
         with np.errstate(invalid='ignore', divide='ignore'):
             iou, dice, prec, rec = tp / (tp + fp + fn), 2 * tp / (2 * tp + fp + fn), tp / (tp + fp), tp / (tp + fn)
         share = cm.sum(1) / max(cm.sum(), 1)
-        return pd.DataFrame(dict(cls=np.flatnonzero(k), iou=iou, dice=dice, precision=prec, recall=rec, pixel_share=share))
+        return pd.DataFrame(dict(cls=np.flatnonzero(k), iou=iou, dice=dice, precision=prec, recall=rec,
+                                 pixel_share=share))
 
 # %% ../nbs/02_metrics.ipynb #27fcd588
 def _acc_all(s:SegStats):
@@ -125,8 +126,8 @@ def _miou(s:SegStats): return float(np.nanmean(s.per_class().iou)) if s.cm.sum()
 def _dice(s:SegStats): return float(np.nanmean(s.per_class().dice)) if s.cm.sum() else float('nan')
 def _fwiou(s:SegStats):
     t = s.per_class(); return float((t.pixel_share * t.iou.fillna(0)).sum())
-seg_metric_fns = dict(acc_all=_acc_all, acc_clss=partial(_acc_nonvoid, empty=1.), adj_clss=partial(_acc_nonvoid, empty=0.),
-                      miou=_miou, dice=_dice, fwiou=_fwiou)
+seg_metric_fns = dict(acc_all=_acc_all, acc_clss=partial(_acc_nonvoid, empty=1.),
+                      adj_clss=partial(_acc_nonvoid, empty=0.), miou=_miou, dice=_dice, fwiou=_fwiou)
 seg_metric_docs = dict(   # what each column of the recorder and metrics.csv means
     acc_all='pixel accuracy over every pixel',
     acc_clss='pixel accuracy over the pixels whose target is not void (1 when there is none); '

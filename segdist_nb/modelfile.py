@@ -17,14 +17,15 @@ from fastai.vision.models.unet import DynamicUnet
 from fastai.vision.learner import create_unet_model
 from fastai.layers import SelfAttention
 import safetensors.torch
+from .options import *
 from .read import Imagery, size_hw
 from .augment import batch_part, ScaleBands
 from .encoders import timm_name, timm_unet, check_fit
 from .decoders import check_decoder, smp_model, model_name
 
 # %% auto #0
-__all__ = ['model_formats', 'model_format', 'run_model', 'check_model', 'model_size', 'model_imagery', 'model_config',
-           'build_model', 'SavedModel']
+__all__ = ['model_formats', 'trust_pickle_option', 'model_format', 'run_model', 'check_model', 'model_size', 'model_imagery',
+           'model_config', 'build_model', 'SavedModel']
 
 # %% ../nbs/02ef_modelfile.ipynb #2bc22554
 model_formats = dict(
@@ -77,6 +78,10 @@ def check_model(fn:Path|str, # The model file or folder (`run_model`)
                          f"holds; pass --trust-pickle only for a file you trust, or give the run's model folder (RUN/model: config.json and "
                          f"model.safetensors), which opens without pickle")
     return fmt
+
+# %% ../nbs/02ef_modelfile.ipynb #7c2e5b18
+trust_pickle_option = switch_option('--trust-pickle', 'trust_pickle', True, "open a model.pkl: a pickle runs any code "
+                                    "it holds, so only for a file you trust (a run's model folder opens without pickle)")
 
 # %% ../nbs/02ef_modelfile.ipynb #3e029859
 def model_size(learn)->tuple:

@@ -1,4 +1,4 @@
-"""The pictures a run folder and an evaluation folder share: IoU per class, the confusion matrix, images with their true and predicted masks.
+"""The pictures of a run folder and an evaluation folder: IoU per class, the confusion matrix, images with their masks.
 
 Docs: https://segdist.github.io/segdist_nb/plots.html.md"""
 
@@ -44,7 +44,7 @@ def plot_confusion(stats:SegStats, # Summed confusion matrix
                   ):
     "Confusion matrix, rows (targets) normalised, void rows left out"
     cm = stats.cm.double().numpy()[stats.keep]
-    ml = cm.ndim == 3   # multi-label (chapter 02g): a 2x2 matrix per class, shown as the share of its pixels found and missed
+    ml = cm.ndim == 3   # multi-label (chapter 02g): a 2x2 matrix per class, as the share of its pixels found, missed
     if ml: cm = cm[:, 1, ::-1]
     cm = cm / np.maximum(cm.sum(1, keepdims=True), 1)
     fig, ax = plt.subplots(figsize=(0.45 * len(codes) + 2, 0.45 * len(cm) + 1.5))
@@ -57,13 +57,14 @@ def plot_confusion(stats:SegStats, # Summed confusion matrix
 # %% ../nbs/02a_plots.ipynb #4a46573a
 def image_view(a, # (H, W, C) image: uint8, or any depth (a tensor or an array), any band count
               )->np.ndarray: # (H, W, 3) uint8
-    "An 8-bit RGB view of an image of any depth and band count: grey for one band, the first three bands for more, deeper images stretched per band"
+    "An 8-bit RGB view of an image of any depth: grey for one band, else the first three; deeper ones stretched"
     a = np.asarray(a.cpu() if isinstance(a, torch.Tensor) else a)
     if a.ndim == 2: a = a[..., None]
     a = a[..., :3] if a.shape[2] >= 3 else a[..., :1].repeat(3, 2)
     if a.dtype == np.uint8: return a
     a = a.astype(np.float32)
-    if a.max() <= 1 and a.min() >= 0 and a.size and np.ptp(a) > 0.25: lo, hi = np.zeros(3), np.ones(3)   # already 0..1 with contrast: as it is
+    if a.max() <= 1 and a.min() >= 0 and a.size and np.ptp(a) > 0.25:   # already 0..1 with contrast: as it is
+        lo, hi = np.zeros(3), np.ones(3)
     else: lo, hi = np.percentile(a.reshape(-1, 3), 1, 0), np.percentile(a.reshape(-1, 3), 99, 0)
     return (np.clip((a - lo) / np.maximum(hi - lo, 1e-12), 0, 1) * 255).astype(np.uint8)
 
@@ -74,11 +75,13 @@ def plot_triplets(items:list, # (image HxWxC of any depth, true mask HxW, predic
                   captions:list|None=None, # A caption per row, shown on its image
                  ):
     "Rows of image, true mask and predicted mask, in the class palette"
-    pal, n = np.concatenate([seg_palette(len(codes)), np.full((256 - len(codes), 3), 255, np.uint8)]), len(items)   # ignored pixels (255) white
+    pal = np.concatenate([seg_palette(len(codes)), np.full((256 - len(codes), 3), 255, np.uint8)])   # ignored: white
+    n = len(items)
     fig, axs = plt.subplots(n, 3, figsize=(6, 2 * n), squeeze=False)
     for i, (img, truth, pred) in enumerate(items):
-        for ax, im, t in zip(axs[i], [image_view(img), pal[np.asarray(truth)], pal[np.asarray(pred)]], ['image', 'truth', 'prediction']):
+        ims = [image_view(img), pal[np.asarray(truth)], pal[np.asarray(pred)]]
+        for ax, im, t in zip(axs[i], ims, ['image', 'truth', 'prediction']):
             ax.imshow(im); ax.axis('off')
-            if i == 0 and not (captions and t == 'image'): ax.set_title(t, fontsize=9)   # the captions stand over the images
+            if i == 0 and not (captions and t == 'image'): ax.set_title(t, fontsize=9)   # captions stand above
         if captions: axs[i][0].set_title(captions[i], fontsize=7, loc='left')
     return savefig(fig, fn)

@@ -15,6 +15,8 @@ from fastcore.all import *
 from fastai.vision.all import *
 import fastprogress.fastprogress
 from fastprogress.fastprogress import progress_bar
+from .options import *
+from .modelfile import trust_pickle_option
 from .read import seg_palette, resize_bands, is_tiff, image_files, mark_output, image_info, Imagery, ignore_index, say_once, size_hw
 from .engine import *
 from .compiled import compile_option
@@ -22,10 +24,11 @@ from .multilabel import ml_names
 from .multilabel_learn import ml_decode
 
 # %% auto #0
-__all__ = ['blends', 'whole_max_px', 'palette_png', 'overlay', 'background_class', 'tile_starts', 'tile_weights', 'predict_tiled',
-           'image_batch', 'open_image', 'predict_masks', 'class_mask', 'check_input', 'check_inputs', 'check_whole',
-           'check_predict_options', 'geo_tiff', 'write_geotiff', 'output_plan', 'model_palette', 'predict_folder',
-           'engine_options', 'tile_args', 'predict_parser', 'segdist_predict']
+__all__ = ['blends', 'whole_max_px', 'model_option', 'engine_options', 'predict_options', 'palette_png', 'overlay',
+           'background_class', 'tile_starts', 'tile_weights', 'predict_tiled', 'image_batch', 'open_image',
+           'predict_masks', 'class_mask', 'check_input', 'check_inputs', 'check_whole', 'check_predict_options',
+           'geo_tiff', 'write_geotiff', 'output_plan', 'model_palette', 'predict_folder', 'tile_args', 'predict_parser',
+           'segdist_predict']
 
 # %% ../nbs/05b_predict.ipynb #b4cac954
 def palette_png(mask:np.ndarray, # (H, W) class indices
@@ -382,21 +385,21 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
     return written
 
 # %% ../nbs/05b_predict.ipynb #89490e88
-def engine_options(p:argparse.ArgumentParser, # A command's parser
-                  )->argparse.ArgumentParser:
-    "Add the options of how a model predicts, the same in `segdist-predict` and `segdist-eval`: batch, tiles, TTA, device, engine, compilation"
-    p.add_argument('--bs', type=int, default=8, help='images (whole) or windows (tiles) per batch (default 8)')
-    p.add_argument('--tile', type=int, help='predict by overlapping windows of this side (a multiple of 32) at native resolution')
-    p.add_argument('--overlap', type=float, help='share of a window that overlaps the next, with --tile (default 0.25)')
-    p.add_argument('--blend', choices=blends, help="how overlapping tiles are weighted, with --tile: gaussian (nnU-Net's, "
-                   "sigma 1/8 of the tile; the default), ramp (linear), sine, or none (plain averaging)")
-    p.add_argument('--tta', action='store_true', help="average with the horizontally flipped image's prediction")
-    p.add_argument('--cpu', action='store_true', help='use the CPU even when there is a GPU')
-    p.add_argument('--engine', default='auto', choices=engines, help='auto: onnxruntime on the CPU when installed (faster), else PyTorch; torch; '
-                   'torch-bf16 (bf16 autocast: about twice as fast on CPUs with AVX512-BF16 or AMX); onnx')
-    p.add_argument('--trust-pickle', action='store_true', help="open a model.pkl: a pickle runs any code it holds, so only for a file you trust "
-                                                                "(a run's model folder opens without pickle)")
-    return compile_option(p, 'the PyTorch model (with --engine torch or torch-bf16)')
+model_option = CliOption('model', help="a run's model.pkl, or an .onnx from segdist-export")
+engine_options = (   # how a model predicts, the same in `segdist-predict` and `segdist-eval`
+    CliOption('--bs', default=8, help='images (whole) or windows (tiles) per batch (default 8)', type=int),
+    CliOption('--tile', help='predict by overlapping windows of this side (a multiple of 32) at native resolution',
+              type=int),
+    CliOption('--overlap', help='share of a window that overlaps the next, with --tile (default 0.25)', type=float),
+    CliOption('--blend', help="how overlapping tiles are weighted, with --tile: gaussian (nnU-Net's, sigma 1/8 of the "
+                              "tile; the default), ramp (linear), sine, or none (plain averaging)", choices=blends),
+    switch_option('--tta', None, True, "average with the horizontally flipped image's prediction"),
+    switch_option('--cpu', None, True, 'use the CPU even when there is a GPU'),
+    CliOption('--engine', default='auto', help='auto: onnxruntime on the CPU when installed (faster), else PyTorch; '
+              'torch; torch-bf16 (bf16 autocast: about twice as fast on CPUs with AVX512-BF16 or AMX); onnx',
+              choices=engines),
+    trust_pickle_option,
+    CliOption('--compile', add=partial(compile_option, what='the PyTorch model (with --engine torch or torch-bf16)')))
 
 def tile_args(a:argparse.Namespace, # The parsed options of `engine_options`
              )->tuple: # (overlap, blend), their defaults filled in
@@ -407,17 +410,20 @@ def tile_args(a:argparse.Namespace, # The parsed options of `engine_options`
     return ifnone(a.overlap, 0.25), ifnone(a.blend, blends[0])
 
 # %% ../nbs/05b_predict.ipynb #25d4e113
+predict_options = (
+    model_option, CliOption('images', help='folder of images, or one image'),
+    CliOption('out', help='folder for the masks'),
+    switch_option('--overlay', None, True, 'also write image+mask overlays to OUT/overlay'),
+    switch_option('--overlay-background', None, True, 'overlays tint the background class too (left untinted by '
+                                                       'default)'),
+    CliOption('--sz', help='model input size for whole images (default: its last training size)', type=int),
+    *engine_options)
+
 def predict_parser()->argparse.ArgumentParser:
     "The options of `segdist-predict`"
-    p = argparse.ArgumentParser(prog='segdist-predict', description='Predict index masks (palette PNGs) for a folder of images with a trained '
-                                'segdist_nb model (.pkl or .onnx)')
-    p.add_argument('model', help="a run's model.pkl, or an .onnx from segdist-export")
-    p.add_argument('images', help='folder of images, or one image')
-    p.add_argument('out', help='folder for the masks')
-    p.add_argument('--overlay', action='store_true', help='also write image+mask overlays to OUT/overlay')
-    p.add_argument('--overlay-background', action='store_true', help='overlays tint the background class too (left untinted by default)')
-    p.add_argument('--sz', type=int, help='model input size for whole images (default: its last training size)')
-    return engine_options(p)
+    p = argparse.ArgumentParser(prog='segdist-predict', description='Predict index masks (palette PNGs) for a folder '
+                                'of images with a trained segdist_nb model (.pkl or .onnx)')
+    return add_options(p, predict_options)
 
 # %% ../nbs/05b_predict.ipynb #26693f32
 def segdist_predict(argv:list|None=None, # Command-line arguments (default: the process's)

@@ -19,7 +19,7 @@ from fastai.vision.all import *
 __all__ = ['output_marker', 'ignore_index', 'mark_output', 'is_output', 'say_once', 'image_files', 'DataError', 'read_codes',
            'mask_tmpl', 'MaskPath', 'SplitMasks', 'ReplaceInPath', 'MaskError', 'palette_colours', 'nearest_colour',
            'lossy_palette', 'MaskReader', 'is_tiff', 'read_image', 'image_info', 'image_nodata', 'nodata_pixels',
-           'Imagery', 'imagery', 'nodata_ignored', 'size_hw', 'resize_bands', 'seg_palette']
+           'Imagery', 'imagery', 'nodata_ignored', 'size_hw', 'resize_bands', 'seg_palette', 'band_stats']
 
 # %% ../nbs/00_read.ipynb #31aa93ae
 output_marker = '.segdist_output'   # the file in every folder this library writes its outputs to
@@ -461,3 +461,33 @@ def seg_palette(n:int, # Number of classes
     base = (np.array([matplotlib.colormaps['tab20'](i)[:3] for i in range(20)]) * 255).astype(np.uint8)
     extra = np.random.default_rng(0).integers(0, 256, (max(0, n - 20), 3), dtype=np.uint8)
     return np.concatenate([base, extra])[:n]
+
+# %% ../nbs/00_read.ipynb #876f6ae5
+def _img_stats(args)->np.ndarray:
+    "Per band of one image file, its nodata pixels left out: lowest, highest, sum, sum of squares, count (runs in a worker)"
+    fn, bands, nodata = args
+    full = read_image(fn); a = full if bands is None else full[..., [b - 1 for b in bands]]
+    nd = nodata_pixels(full, nodata)
+    a = (a if nd is None else a[~nd]).reshape(-1, a.shape[-1]).astype(np.float64)
+    if not len(a): return np.stack([np.full(a.shape[1], np.inf), np.full(a.shape[1], -np.inf), *np.zeros((3, a.shape[1]))])   # all nodata: counts nothing
+    return np.stack([a.min(0), a.max(0), a.sum(0), (a * a).sum(0), np.full(a.shape[1], len(a))])
+
+def band_stats(fns:list, # The training images
+               bands:list|None=None, # The bands kept, numbered from 1; None: all
+               cache=None, # Their `SegCache` (chapter 01b_cache), if there is one: read from its arrays instead of the files
+               n_workers:int|None=None, # Reader processes for the files; default all cores for 64 images or more
+               nodata:float|int|None=None, # The images' nodata value: pixels with it in every band are left out
+              )->dict: # lo, hi (raw values), mean, std (of the images scaled to 0..1), one figure per band
+    "Per band, over the training images: the lowest and highest value, and the mean and standard deviation once scaled to 0..1 by them"
+    if cache is not None:
+        rows, parts = np.sort(cache.rows(fns)), []
+        for i in range(0, len(rows), 64):
+            a = np.asarray(cache.imgs[rows[i:i + 64]], np.float64).transpose(1, 0, 2, 3).reshape(cache.imgs.shape[1], -1).T
+            if nodata is not None: a = a[~nodata_pixels(a[None], nodata)[0]]   # the bands kept: nodata in every one of them
+            if len(a): parts.append(np.stack([a.min(0), a.max(0), a.sum(0), (a * a).sum(0), np.full(a.shape[1], len(a))]))
+    else: parts = parallel(_img_stats, [(f, bands, nodata) for f in fns], n_workers=ifnone(n_workers, defaults.cpus if len(fns) >= 64 else 0), progress=False)
+    s = np.stack(parts)
+    lo, hi, n = s[:, 0].min(0), s[:, 1].max(0), s[:, 4].sum(0)
+    mean, var = s[:, 2].sum(0) / n, s[:, 3].sum(0) / n - (s[:, 2].sum(0) / n) ** 2
+    rng = np.where(hi > lo, hi - lo, 1.)   # a constant band: scaled to 0
+    return dict(lo=lo.tolist(), hi=(lo + rng).tolist(), mean=((mean - lo) / rng).tolist(), std=np.maximum(np.sqrt(np.maximum(var, 0)) / rng, 1e-6).tolist())

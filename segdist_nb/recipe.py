@@ -40,7 +40,7 @@ from .budget import plan_config, budget_cbs
 
 # %% auto #0
 __all__ = ['plan_split', 'run_data', 'one_size', 'check_run_data', 'RunPlan', 'plan_data', 'budget_stages', 'stage_dls',
-           'RunError', 'data_changes', 'check_batches', 'check_model', 'resume_from', 'check_folder', 'plan_run',
+           'RunError', 'data_changes', 'check_batches', 'check_run_model', 'resume_from', 'check_folder', 'plan_run',
            'stage_start', 'run_stage', 'final_metrics', 'stopped', 'run_recipe', 'train']
 
 # %% ../nbs/04e_recipe.ipynb #c7869a6c
@@ -197,7 +197,7 @@ def check_batches(stages:list, # The run's stages
         try: check_shards(n, st['bs'], max(1, num_distrib()), drop_last=True)
         except ValueError as e: raise ValueError(f"stage {st['name']}: {e}") from None
 
-def check_model(cfg:dict, # A checked config
+def check_run_model(cfg:dict, # A checked config
                 spec:DataSpec, # The data set's description
                )->dict: # What a checkpoint records of the model (`meta`): arch, decoder, n_classes, weights
     "The encoder, the stages' sizes, the class weights, then the pretrained weights, fetched and checked to fit"
@@ -213,7 +213,7 @@ def check_model(cfg:dict, # A checked config
 def resume_from(out:Path, # The run folder
                 n_stages:int, # The config's number of stages
                 spec:DataSpec, # This run's data set
-                meta:dict, # This run's model (`check_model`)
+                meta:dict, # This run's model (`check_run_model`)
                 restarted:bool=False, # torch elastic restarted the run: a missing checkpoint is no error
                )->dict|None: # The checkpoint; None when a restarted run has none
     "The checkpoint a resumed run continues from, checked against this run's model, stages and data"
@@ -276,7 +276,7 @@ def plan_run(cfg:dict, # A checked config (see `default_config`, `check_config`)
         raise ValueError('--resume and --restart: choose one (continue the run in --out, or start it again there)')
     p = plan_data(cfg, budget)
     check_batches(p.stages, len(p.splits[0]))
-    meta = check_model(p.cfg, p.data)
+    meta = check_run_model(p.cfg, p.data)
     ck = resume_from(out, len(p.stages), p.data, meta, restarted) if resume or restarted else None
     return dataclasses.replace(p, out=out, meta=meta, ck=ck, reuse=check_folder(out, resume or restarted, restart))
 

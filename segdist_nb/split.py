@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import ahocorasick
 from fastcore.all import *
-from fastai.data.transforms import FileSplitter as _FileSplitter, RandomSplitter   # fastai's, not to be taken for the seed's rule (`SeedSplitter`, called FileSplitter before)
+from fastai.data.transforms import RandomSplitter
+from fastai.data.transforms import FileSplitter as _FileSplitter   # fastai's, not the seed's rule (`SeedSplitter`)
 from .read import *
 
 # %% auto #0
@@ -75,7 +76,8 @@ class SeedSplitter:
         if self.ac is not None: hits.append(np.fromiter((e for e, _ in self.ac.iter_long(txt)), np.int64))
         if self.valid_suffix:
             hits.append(np.fromiter((m.end() - 1 for m in self.re_ext.finditer(txt)), np.int64))
-            hits.append(np.fromiter((m.end() - 1 for m in self.re_end.finditer(txt) if _no_ext(txt, m.start(), m.end() - 1)), np.int64))
+            found = (m.end() - 1 for m in self.re_end.finditer(txt) if _no_ext(txt, m.start(), m.end() - 1))
+            hits.append(np.fromiter(found, np.int64))
         for h in hits: mask[np.searchsorted(ends, h)] = True
         return mask
     def __call__(self, items:list)->tuple:

@@ -13,6 +13,7 @@ from fastai.torch_core import rank_distrib
 from .decoders import size_rule
 from .distributed import run_name
 from .track import check_track
+from .options import add_options
 from .config import *
 from .recipe import *
 
@@ -24,13 +25,7 @@ def train_parser()->argparse.ArgumentParser:
     "The options of `train.py`, made from `run_options` (chapter 04d), each declared once"
     p = argparse.ArgumentParser(prog='train.py', description="Train the seed's segmentation recipe (run it with "
                                                              "segdist_nb.launch for N processes)")
-    built = []
-    for o in run_options:
-        if o.add is not None and o.add not in built: o.add(p); built.append(o.add)   # a builder other commands share
-        elif o.add is None and o.flag is not None:
-            kw = dict(type=o.type, choices=o.choices, default=None if o.key else o.default, **dict(o.kw))
-            p.add_argument(o.flag, help=o.help, **{k: v for k, v in kw.items() if v is not None})
-    return p
+    return add_options(p, run_options, config=True)
 
 # %% ../nbs/05_train.ipynb #a29d1eeb
 def config_from_args(argv:list|None=None)->tuple:
