@@ -22,9 +22,9 @@ from .check import *
 from fastai.torch_core import rank_distrib   # rank 0 alone reports (fastai's rank: this chapter comes before the distributed one)
 
 # %% auto #0
-__all__ = ['cache_version', 'item_sz_option', 'cache_options', 'CacheError', 'cache_manifest', 'cache_key', 'cache_changes',
-           'default_cache_dir', 'build_cache', 'SegCache', 'group_timeout', 'start_group', 'seg_cache', 'cache_checked',
-           'parse_size', 'cache_parser', 'segdist_cache']
+__all__ = ['cache_version', 'timeout_option', 'item_sz_option', 'cache_options', 'CacheError', 'cache_manifest', 'cache_key',
+           'cache_changes', 'default_cache_dir', 'build_cache', 'SegCache', 'group_timeout', 'start_group', 'seg_cache',
+           'cache_checked', 'parse_size', 'cache_parser', 'segdist_cache']
 
 # %% ../nbs/01b_cache.ipynb #074f01c0
 cache_version = 1
@@ -313,6 +313,8 @@ def group_timeout(minutes:float|None=None, # Set it to this many minutes (--time
         group_timeout.value = timedelta(minutes=minutes)
     return group_timeout.value
 group_timeout.value = timedelta(minutes=30)
+timeout_option = CliOption('--timeout', 'timeout', 30, 'minutes a collective waits for every rank before the run '
+                           'stops (default 30)', type=float)   # train.py, segdist-eval
 
 # %% ../nbs/01b_cache.ipynb #0f7cf77c
 def start_group(timeout:float|None=None, # Minutes a collective waits for every rank (`group_timeout`); None: as set

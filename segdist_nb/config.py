@@ -13,7 +13,7 @@ from .augment import aug_presets
 from .options import *
 from .describe import layout_options
 from .check import no_check_option
-from .cache import item_sz_option
+from .cache import item_sz_option, timeout_option
 from .modelfile import trust_pickle_option
 from .model import precision_option
 from .losses import check_loss
@@ -112,8 +112,7 @@ run_options = (
     _S('--no-channels-last', 'channels_last', False, 'keep the default memory layout (channels-last is on: faster '
                                                      'on CPUs and GPUs)'),
     _O('--compile', 'compile', False, add=lambda p: compile_option(p, 'the U-Net')),
-    _O('--timeout', 'timeout', 30, 'minutes a collective waits for every rank before the run stops (default 30)',
-       type=float),
+    timeout_option,
     _S('--sync-bn', 'sync_bn', True, "synchronise BatchNorm statistics across processes (small per-GPU batches): "
        "torch's SyncBatchNorm on GPUs (nccl), one all-reduce per layer on CPU processes"),
     _O('--track', 'track', None, f"experiment trackers, comma-separated: {', '.join(track_choices)}; rank 0 logs the "

@@ -19,6 +19,7 @@ from .dls import *
 from .metrics import *
 from .plots import *
 from .distributed import setup_rank, print0
+from .cache import group_timeout, timeout_option
 from .engine import inference_model
 from .multilabel import ml_names
 from .multilabel_learn import MultiLabelStats, ml_image_confusion, ml_image_scores
@@ -175,7 +176,7 @@ eval_options = (
                               "description has one, else every image"),
     CliOption('--out', help='output folder (default: eval-<data set name> beside the model)'),
     CliOption('--k', default=6, help='worst images drawn in worst.png (default 6)', type=int),
-    *engine_options, *layout_options, no_check_option)
+    *engine_options, *layout_options, no_check_option, timeout_option)
 
 def eval_parser()->argparse.ArgumentParser:
     "The options of `segdist-eval`"
@@ -188,8 +189,9 @@ def eval_parser()->argparse.ArgumentParser:
 def segdist_eval(argv:list|None=None):
     "Console entry point `segdist-eval`, and what each process of `segdist-launch ... -m segdist_nb.evaluate` runs"
     a = eval_parser().parse_args(argv)
-    setup_rank()
-    if num_distrib() > 1 and not dist.is_initialized(): dist.init_process_group('gloo')   # only to gather the results
+    setup_rank(timeout=a.timeout)
+    if num_distrib() > 1 and not dist.is_initialized():   # only to gather the results; a rank that dies stops the others
+        dist.init_process_group('gloo', timeout=group_timeout())   # within --timeout
     try:
         overlap, blend = tile_args(a)
         res = evaluate(a.model, a.data, a.out, bs=a.bs, tile=a.tile, overlap=overlap, blend=blend, tta=a.tta, k=a.k,
