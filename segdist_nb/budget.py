@@ -320,7 +320,8 @@ def run_plan(cfg:dict, # A config with `budget` (`default_config`)
     print0(f'budget: the data: {fingerprint_text(fp)}')
     mb = 14e6 * 4   # a resnet18 U-Net's weights when `step` is given
     mult = max(16, size_rule(cfg['decoder'], arch_name(cfg['arch']), fp['n_in'])[0])   # sides the decoder takes
-    if step is None:
+    measure = step is None   # time the model here (tests give `step`)
+    if measure:
         h, w = fp['size']
         sizes = list(dict.fromkeys(tuple(fit_size(h * k, w * k, mult)) for k in (1/4, 1/2, 1)))[:2]   # two small sizes
         n = fp['n_in']   # random batches: band statistics are not read (`seg_dls` would read every image for them)
@@ -337,7 +338,7 @@ def run_plan(cfg:dict, # A config with `budget` (`default_config`)
         step, mb = step_model(times, 2), model_bytes(learn.model)
     setup = _max_ranks([time.time() - ifnone(start, t0)])[0] + 0.02 * (fp['n_train'] + fp['n_valid'])   # + the cache
     plan = plan_budget(fp, step, budget, ws, setup=setup, save=max(0.2, 3 * mb / 200e6), multiple=mult)
-    if 'learn' in locals():   # the plan's own sizes and batch timed too (a batch of 2 hides costs per image), then again
+    if measure:   # the plan's own sizes and batch timed too (a batch of 2 hides costs per image), then again
         t1 = time.time(); b = plan.stages[0]['bs']
         more = timed(list(dict.fromkeys(tuple(st['sz']) for st in plan.stages)), b)
         print0(f"budget: at the plan's batch of {b}: {said(more)}; planned again from all {len(times) + len(more)}")
@@ -365,7 +366,7 @@ def plan_config(cfg:dict, # A checked config (`check_config`)
         print0(f"--budget {cfg['budget']} wins: the plan's stages replace the {len(cfg['stages'])} stage(s) given "
                f"({', '.join(st['name'] for st in cfg['stages'])}); leave --budget out to train those")
     print0(plan_text(plan))
-    use = {k: v for k, v in plan.recipe.items() if cfg.get(k) == default_config[k] and k in cfg}
+    use = {k: v for k, v in plan.recipe.items() if k in cfg and cfg[k] == default_config[k]}
     if use: print0(f"--budget {cfg['budget']}: " + ', '.join(f'--{k} {v}' for k, v in use.items())
                    + ' (the plan\'s, see its reasons; these options were left at their defaults: give them to choose)')
     return dict(cfg, stages=plan.stages, **use), plan   # valid by construction: not checked again (tested below)
