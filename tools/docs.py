@@ -192,7 +192,7 @@ MAX_LINE = 120
 LONG_LEFT = {'__init__', 'augment', 'benchmark', 'budget', 'cache', 'compiled', 'decoders',
              'describe', 'dls', 'encoders', 
              'measure', 'multilabel', 'multilabel_learn', 'notebook', 
-             'read', 'runfolder', 'scaling', 'synthetic', 'weights'}
+             'read', 'scaling', 'synthetic', 'weights'}
 
 def long_lines(fn:Path) -> list:
     "Line numbers of `fn` over MAX_LINE characters, but for the `__all__` list nbdev writes"
