@@ -189,7 +189,7 @@ def all_problems() -> list:
 
 MAX_LINE = 120
 # Modules with lines over MAX_LINE not yet wrapped: the list only shrinks (a module wrapped leaves it; lint says when).
-LONG_LEFT = {'__init__', 'augment', 'benchmark', 'budget', 'cache', 'compiled', 'decoders',
+LONG_LEFT = {'__init__', 'augment', 'benchmark', 'budget', 'cache', 'decoders',
              'describe', 'dls', 'encoders', 
              'measure', 'multilabel', 'multilabel_learn', 'notebook', 
              'read', 'scaling', 'synthetic', 'weights'}
