@@ -191,7 +191,7 @@ MAX_LINE = 120
 # Modules with lines over MAX_LINE not yet wrapped: the list only shrinks (a module wrapped leaves it; lint says when).
 LONG_LEFT = {'__init__', 'augment', 'benchmark', 'budget', 'cache', 'decoders',
              'describe', 'dls', 'encoders', 
-             'measure', 'multilabel', 'multilabel_learn', 
+             'measure', 'multilabel', 
              'read', 'scaling', 'synthetic', 'weights'}
 
 def long_lines(fn:Path) -> list:
