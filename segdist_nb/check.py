@@ -24,7 +24,7 @@ __all__ = ['mask_layouts', 'no_check_option', 'check_data_options', 'layout_hint
 
 # %% ../nbs/01a_check.ipynb #14a6476c
 def _check_pair(args):
-    "Problems of one (image, mask, reader, nodata) tuple, reading each file once: [(message, the image when a file cannot be read, else None)], image kind, what was counted"
+    "Problems of one (image, mask, reader, nodata) tuple, its image kind and what was counted, reading each file once"
     img_fn, msk_fn, reader, nodata = args
     probs, isz, kind, info = [], None, None, {}
     try:
@@ -32,11 +32,13 @@ def _check_pair(args):
         info['size'] = a.shape[:2]
         if nodata is not None: info['nodata'] = int(nodata_pixels(a, nodata).sum())
     except Exception as e:
-        probs.append((f'image {img_fn} is unreadable or truncated ({e}): re-export it or remove it with its mask', img_fn))
+        probs.append((f'image {img_fn} is unreadable or truncated ({e}): re-export it or remove it with its mask',
+                      img_fn))
     try: a = reader.read(msk_fn, info)
     except MaskError as e: return probs + [(str(e), None)], kind, info
     except Exception as e:
-        return probs + [(f'mask {msk_fn} is unreadable or truncated ({e}): re-export it or remove it with its image', img_fn)], kind, info
+        return probs + [(f'mask {msk_fn} is unreadable or truncated ({e}): re-export it or remove it with its image',
+                         img_fn)], kind, info
     msz = a.shape[::-1]
     if isz is not None and isz != msz:
         probs.append((f'image {img_fn} is {isz[0]}x{isz[1]} but its mask {msk_fn} is {msz[0]}x{msz[1]}: '
@@ -61,9 +63,9 @@ def layout_hint(path:Path, # Data set root
         if k > len(fns) // 2 and (best is None or k > best[1]): best = (t, k)
     if best is None: return None
     t, k = best
-    return (f"no image has a mask at {str(path/tmpl)!r}, but {k} of the {len(fns)} images tried have one at {str(path/t)!r}: "
-            f"pass --labels '{t}' (train.py, segdist-check-data, segdist-cache), labels: '{t}' in a config, or "
-            f"label_fn=MaskPath(path, '{t}') in Python")
+    return (f"no image has a mask at {str(path/tmpl)!r}, but {k} of the {len(fns)} images tried have one at "
+            f"{str(path/t)!r}: pass --labels '{t}' (train.py, segdist-check-data, segdist-cache), labels: '{t}' "
+            f"in a config, or label_fn=MaskPath(path, '{t}') in Python")
 
 # %% ../nbs/01a_check.ipynb #3cc006b2
 def _tail(label_fn)->str:
@@ -76,10 +78,10 @@ def check_pairs(fns:list, # Image files
                 reader:MaskReader, # How masks are read
                 n_workers:int|None=None, # Processes that read files; default: all cores when there are many files
                 images:set|None=None, # Every image file of the data set: files that are images are not orphan masks
-                expected:set|None=None, # Every mask of the data set (all splits): the others in their folders are orphans
-                unreadable:list|None=None, # Pairs whose image or mask cannot be read are noted here as (image, reason) instead of being problems
+                expected:set|None=None, # Every mask of the data set (all splits): others in their folders are orphans
+                unreadable:list|None=None, # Unreadable pairs are noted here as (image, reason), not as problems
                 nodata:float|int|None=None, # The images' nodata value: its pixels are counted (`stats`)
-                stats:dict|None=None, # Filled with what was read: `sizes` (a Counter of (height, width)), `pixels` and `moved` of the masks, `nodata` pixels
+                stats:dict|None=None, # Filled with what was read: `sizes` (a Counter), `pixels`, `moved`, `nodata`
                )->list: # The problems found
     "Every problem of the pairs (image, `label_fn(image)`), and the masks in their folders that no image maps to"
     msks = [Path(label_fn(o)) for o in fns]
@@ -87,9 +89,15 @@ def check_pairs(fns:list, # Image files
     images, expected = set(ifnone(images, fns)), set(ifnone(expected, msks))
     for f, m in zip(fns, msks):
         if m.is_file(): pairs.append((f, m, reader, nodata)); continue
-        if m.is_dir(): probs.append(f'the mask of image {f} would be {m}, which is a folder: put the mask file there, or fix the mask template (--labels)'); continue
-        if m.parent not in there: there[m.parent] = [o.name for o in m.parent.iterdir() if o.is_file() and o not in expected] if m.parent.is_dir() else []
-        near = difflib.get_close_matches(m.name, there[m.parent], n=1, cutoff=0.8)   # a misnamed mask (not another image's): say which file it may be
+        if m.is_dir():
+            probs.append(f'the mask of image {f} would be {m}, which is a folder: put the mask file there, or fix the '
+                         f'mask template (--labels)')
+            continue
+        if m.parent not in there:
+            there[m.parent] = ([o.name for o in m.parent.iterdir() if o.is_file() and o not in expected]
+                               if m.parent.is_dir() else [])
+        # a misnamed mask (not another image's): say which file it may be
+        near = difflib.get_close_matches(m.name, there[m.parent], n=1, cutoff=0.8)
         probs.append(f'image {f} has no mask (expected {m}): add the mask or remove the image' +
                      (f'; {m.parent/near[0]} is there: if it is this mask, rename it {m.name}' if near else ''))
     fs = label_fn.fns if isinstance(label_fn, SplitMasks) else [label_fn]
@@ -109,8 +117,9 @@ def check_pairs(fns:list, # Image files
         if stats is None: continue
         if 'size' in info: stats.setdefault('sizes', Counter())[info['size']] += 1
         for c in ('pixels', 'moved', 'nodata'): stats[c] = stats.get(c, 0) + info.get(c, 0)
-    if len(kinds) > 1: probs.append(f'the images are of {len(kinds)} kinds, ' + ', '.join(f'{f} ({k})' for k, f in kinds.items()) +
-                                    ': a data set has one depth and one band count; convert the others to it')
+    if len(kinds) > 1:
+        probs.append(f'the images are of {len(kinds)} kinds, ' + ', '.join(f'{f} ({k})' for k, f in kinds.items())
+                     + ': a data set has one depth and one band count; convert the others to it')
     return probs
 
 # %% ../nbs/01a_check.ipynb #bbe2b2bd
@@ -123,10 +132,11 @@ def sizes_text(sizes:Counter, # (height, width) -> number of images
 # %% ../nbs/01a_check.ipynb #0b60684e
 def sizes_message(sizes:Counter, # (height, width) -> number of images
                  )->str:
-    "One message for images of several sizes, wherever they are found (the check, the cache, the loaders): the sizes, and the fix"
+    "One message for images of several sizes, wherever they are found (check, cache, loaders): the sizes and the fix"
     return (f'the images have {sizes_text(sizes)}: a batch needs one size: '
-            f'resize every image and its mask to one with item_sz (--item-sz H,W for train.py and segdist-cache, item_sz= in Python, '
-            f'item_sz: in a config; train.py without it resizes them to its largest stage size, and says so)')
+            f'resize every image and its mask to one with item_sz (--item-sz H,W for train.py and segdist-cache, '
+            f'item_sz= in Python, item_sz: in a config; train.py without it resizes them to its largest stage '
+            f'size, and says so)')
 
 # %% ../nbs/01a_check.ipynb #e77b13c9
 def check_data(path:Path|str, # Data set root
@@ -141,10 +151,12 @@ def check_data(path:Path|str, # Data set root
     if codes is None: codes = read_codes(path/'codes.txt')
     label_fn = ifnone(label_fn, MaskPath(path))
     if not (path/images).is_dir():
-        raise DataError([f'{path/images} is not a folder: put the images there, or pass --images (images= in Python)'], str(path))
+        raise DataError([f'{path/images} is not a folder: put the images there, or pass --images (images= in Python)'],
+                        str(path))
     fns = image_files(path/images)
     if not fns: raise DataError([f'{path/images} holds no image files: put the images there'], str(path))
-    if isinstance(label_fn, MaskPath) and not any(Path(label_fn(o)).is_file() for o in fns[:50]) and (hint := layout_hint(path, fns, label_fn.tmpl)):
+    if (isinstance(label_fn, MaskPath) and not any(Path(label_fn(o)).is_file() for o in fns[:50])
+        and (hint := layout_hint(path, fns, label_fn.tmpl))):
         raise DataError([hint], str(path))
     probs = check_pairs(fns, label_fn, ifnone(reader, MaskReader(len(codes))), n_workers)
     if probs: raise DataError(probs, str(path))
@@ -167,16 +179,17 @@ def _check_ignore(spec:DataSpec, fns:list, where:str):
 def check_spec(spec:DataSpec, # From `load_data`
                n_workers:int|None=None, # Processes that read files; default: all cores for large data sets
                splits:list|None=None, # Which splits; default all
-               unreadable:list|None=None, # Pairs whose image or mask cannot be read are noted here as (image, reason), not refused (evaluation skips them)
-              stats:dict|None=None, # Filled with what the check counted (`check_pairs`): the images' sizes, mask pixels moved by a tolerance, nodata pixels
+               unreadable:list|None=None, # Unreadable pairs are noted here as (image, reason), not refused
+              stats:dict|None=None, # Filled with what the check counted (`check_pairs`): sizes, moved pixels, nodata
               )->dict: # Split name -> image files
     "Check every split of `spec`; raise one `DataError` (or `SpecError`) that lists every problem"
     where, out = str(spec.file or spec.root), {}
     for s in ifnone(splits, list(spec.splits)):
         sp = spec.splits[s]
         fns = sp.files()
-        if not fns: raise SpecError([f'split {s}: {sp.images} holds no image files' + (f' named in {sp.lst}' if sp.lst else '') +
-                                     ': put the images there, or fix images: in data.yaml (--images)'], where)
+        if not fns:
+            raise SpecError([f'split {s}: {sp.images} holds no image files' + (f' named in {sp.lst}' if sp.lst else '')
+                             + ': put the images there, or fix images: in data.yaml (--images)'], where)
         out[s] = fns
     seen, probs = {}, []
     for s, fns in out.items():
@@ -185,23 +198,28 @@ def check_spec(spec:DataSpec, # From `load_data`
     if both:
         (a, b), k = both.most_common(1)[0][0][:2], sum(both.values())
         eg = [str(f) for f, v in seen.items() if len(v) > 1][:2]
-        raise SpecError([f'splits {a} and {b} share {k} image(s), e.g. {eg}: a split must not hold images of another (check images:/list: in data.yaml)'], where)
+        raise SpecError([f'splits {a} and {b} share {k} image(s), e.g. {eg}: a split must not hold images of another '
+                         f'(check images:/list: in data.yaml)'], where)
     for s, fns in out.items():
         lf = spec.splits[s].label_fn
         if not any(Path(lf(f)).is_file() for f in fns[:50]):
             hint = layout_hint(spec.root, fns, lf.tmpl) if spec.file is None and isinstance(lf, MaskPath) else None
-            raise (DataError if hint else SpecError)([hint or f"split {s}: labels: {getattr(lf, 'tmpl', lf)!r} finds no mask (e.g. {fns[0].name} -> "
-                                                      f"{lf(fns[0])}): fix labels: in data.yaml (--labels)"], where)
+            raise (DataError if hint else SpecError)([hint or f"split {s}: labels: {getattr(lf, 'tmpl', lf)!r} finds "
+                                                      f"no mask (e.g. {fns[0].name} -> {lf(fns[0])}): fix labels: in "
+                                                      f"data.yaml (--labels)"], where)
     _check_ignore(spec, next(iter(out.values())), where)
-    every = {s: sp.files() for s, sp in spec.splits.items()}   # the masks of splits not checked here are not orphans either
+    # the masks of splits not checked here are not orphans either
+    every = {s: sp.files() for s, sp in spec.splits.items()}
     fs = {f for v in every.values() for f in v}
     expected = {Path(spec.splits[s].label_fn(f)) for s, v in every.items() for f in v}
     nd = spec.imagery.nodata
-    for s, fns in out.items(): probs += check_pairs(fns, spec.splits[s].label_fn, spec.reader, n_workers, fs, expected, unreadable, nd, stats)
+    for s, fns in out.items():
+        probs += check_pairs(fns, spec.splits[s].label_fn, spec.reader, n_workers, fs, expected, unreadable, nd, stats)
     if spec.bands:   # what training reads: the bands kept must be among the images' own
         f = next(iter(out.values()))[0]; n = image_info(f)[1]
         if bad := [b for b in spec.bands if not 1 <= b <= n]:
-            probs.append(f'bands: {list(spec.bands)}: the images have {n} band(s) (e.g. {f}), so bands {bad} are not among 1..{n}: fix bands: in {where}')
+            probs.append(f'bands: {list(spec.bands)}: the images have {n} band(s) (e.g. {f}), so bands {bad} are not '
+                         f'among 1..{n}: fix bands: in {where}')
     if probs: raise DataError(list(dict.fromkeys(probs)), where)   # splits sharing a mask folder see its orphans once
     return out
 
@@ -209,15 +227,18 @@ def check_spec(spec:DataSpec, # From `load_data`
 def check_notes(spec:DataSpec, # The data set checked
                 st:dict, # What `check_spec` counted (its `stats`)
                )->list: # Lines for the user
-    "What the check found that is no problem but changes what training sees: pixels moved by a tolerance, nodata pixels, images of several sizes"
+    "What the check found that is no problem but changes what training sees (moved pixels, nodata, several sizes)"
     out, im = [], spec.imagery
     if st.get('moved'):
-        out.append(f"masks: tolerance: {spec.reader.tolerance if spec.reader.tolerance == 'nearest' else f'{spec.reader.tolerance:g}'} moved {st['moved']:,} of "
-                   f"{st['pixels']:,} mask pixels ({st['moved'] / st['pixels']:.2%}) to their nearest palette colour")
+        out.append(f"masks: tolerance: "
+                   f"{spec.reader.tolerance if spec.reader.tolerance == 'nearest' else f'{spec.reader.tolerance:g}'} "
+                   f"moved {st['moved']:,} of {st['pixels']:,} mask pixels ({st['moved'] / st['pixels']:.2%}) to their "
+                   f"nearest palette colour")
     if im.nodata is not None:
-        how = f'nodata: in {spec.file}' if 'nodata' in (spec.desc or {}) else "the images' own, GDAL's tag; nodata: none in data.yaml leaves it out"
-        out.append(f"nodata {im.nodata} ({how}): {st.get('nodata', 0):,} image pixels have it in every band: their masks are ignored "
-                   f"(no loss, no metric), and predicted masks have their own nodata there")
+        how = (f'nodata: in {spec.file}' if 'nodata' in (spec.desc or {})
+               else "the images' own, GDAL's tag; nodata: none in data.yaml leaves it out")
+        out.append(f"nodata {im.nodata} ({how}): {st.get('nodata', 0):,} image pixels have it in every band: their "
+                   f"masks are ignored (no loss, no metric), and predicted masks have their own nodata there")
     if len(st.get('sizes') or {}) > 1: out.append('note: ' + sizes_message(st['sizes']))
     return out
 
@@ -229,7 +250,7 @@ def spec_files(spec:DataSpec, # A data set's description
 
 def spec_splitter(spec:DataSpec, # A data set's description
                   fns:list, # `spec_files(spec)`
-                  splitter:Callable|None=None, # Without a `valid:` split: this one, else `default_splitter` (valid.txt, random)
+                  splitter:Callable|None=None, # Without a `valid:` split: this, else `default_splitter` (valid.txt)
                  )->Callable:
     "The splitter of `fns` that training and the check both use: the description's `valid:` split decides if it has one"
     if spec.has_valid:
@@ -241,7 +262,7 @@ def spec_splitter(spec:DataSpec, # A data set's description
 def valid_split(spec:DataSpec, # A data set's description
                 splits:tuple|None=None, # Its split already made and checked (a run's plan): not made again
                )->str: # How validation is chosen, for the check's summary
-    "The validation images of `spec` as training picks them without a `valid:` split (`valid.txt`, else at random), checked as training checks them"
+    "The validation images of `spec` as training picks them without a `valid:` split, checked as training checks them"
     fns = L(spec_files(spec))
     if splits is None:
         splits = spec_splitter(spec, fns)(fns)   # a valid.txt line that is not an image: the DataError training gives
@@ -269,7 +290,7 @@ def check_data_parser()->argparse.ArgumentParser:
 # %% ../nbs/01a_check.ipynb #e63be96b
 def segdist_check_data(argv:list|None=None, # Command-line arguments (default: the process's)
                       ):
-    "Console entry point `segdist-check-data`: check a data set and print every problem found; find and write the data.yaml of a common layout"
+    "Console entry point `segdist-check-data`: check a data set and print every problem found, or write its data.yaml"
     a = check_data_parser().parse_args(argv)
     data, labels, images, write, n_workers = a.data, a.labels, a.images, a.write, a.n_workers
     p, st = Path(data), {}
@@ -278,11 +299,15 @@ def segdist_check_data(argv:list|None=None, # Command-line arguments (default: t
         today = (p/'images').is_dir() and (p/'codes.txt').is_file()
         if p.is_dir() and not (p/'data.yaml').exists() and images is None and labels is None and not today:
             r = find_layout(p)
-            if r is None: raise SpecError([f'{p} has no data.yaml and no common layout fits it: {layout_report(p)}; or describe it '
-                                           f'in a data.yaml (see https://segdist.github.io/segdist_nb/describe.html)'])
+            if r is None:
+                raise SpecError([f'{p} has no data.yaml and no common layout fits it: {layout_report(p)}; '
+                                 f'or describe it in a data.yaml '
+                                 f'(see https://segdist.github.io/segdist_nb/describe.html)'])
             txt, ask = layout_yaml(*r), [o.removeprefix('question: ') for o in r[1] if o.startswith('question: ')]
             if not write or ask:
-                print(f'{p} has no data.yaml; this one fits:\n\n{txt}\n' + (f'not written: {ask[0]}' if ask else f'write it with: segdist-check-data {data} --write')); raise SystemExit(1)
+                print(f'{p} has no data.yaml; this one fits:\n\n{txt}\n'
+                      + (f'not written: {ask[0]}' if ask else f'write it with: segdist-check-data {data} --write'))
+                raise SystemExit(1)
             spec = spec_from_text(p, txt)
             out = check_spec(spec, n_workers, stats=st)
             (p/'data.yaml').write_text(txt); print(f'wrote {p/"data.yaml"}:\n\n{txt}')
@@ -293,6 +318,8 @@ def segdist_check_data(argv:list|None=None, # Command-line arguments (default: t
     except SpecError as e: print(e, file=sys.stderr); raise SystemExit(2)
     except DataError as e: print(e); raise SystemExit(1)
     im = spec.imagery
-    print(f'{data}: ' + ', '.join(f'{s} {len(v)}' for s, v in out.items()) + f' image/mask pairs{how}, {len(spec.codes)} classes, '
-          f"images: {im.kind}{f' (bands {im.bands})' if im.bands else ''}{'' if im.plain else ', read at their depth'}, no problem found")
+    print(f'{data}: ' + ', '.join(f'{s} {len(v)}' for s, v in out.items())
+          + f' image/mask pairs{how}, {len(spec.codes)} classes, '
+            f"images: {im.kind}{f' (bands {im.bands})' if im.bands else ''}"
+            f"{'' if im.plain else ', read at their depth'}, no problem found")
     for o in check_notes(spec, st): print(o)

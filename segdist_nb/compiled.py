@@ -1,4 +1,4 @@
-"""The speed of one process: channels-last memory format and a compiled U-Net: the same model and the same losses, in less time per step.
+"""The speed of one process: channels-last memory format and a compiled U-Net, the same model and losses in less time.
 
 Docs: https://segdist.github.io/segdist_nb/compiled.html.md"""
 
@@ -24,7 +24,7 @@ __all__ = ['compile_backends', 'PlainModule', 'FastUnet', 'fast_unet', 'compile_
 class PlainModule(nn.Module):
     "A module called with plain tensors (fastai's `TensorImage` left at the door) and pickled without its compiled call"
     def __call__(self, x, *args, **kwargs):
-        "Called with a plain tensor: fastai's `TensorImage` would take every op through `__torch_function__`, which breaks the traced graph"
+        "Called with a plain tensor, as fastai's `TensorImage` would break the traced graph (`__torch_function__`)"
         return super().__call__(x.as_subclass(Tensor) if isinstance(x, Tensor) else x, *args, **kwargs)
     def __getstate__(self):
         "Pickled (`model.pkl`) without its compiled call: whoever loads it compiles again if they want"
@@ -32,19 +32,20 @@ class PlainModule(nn.Module):
 
 # %% ../nbs/02d_compiled.ipynb #1772d255
 class FastUnet(PlainModule, DynamicUnet):
-    "fastai's `DynamicUnet` with a forward that `torch.compile` traces as one graph: the input passed on explicitly, a plain tensor out"
+    "fastai's `DynamicUnet` with a forward that `torch.compile` traces as one graph (the input passed on explicitly)"
     def forward(self, x):
         res = x
         for l in self.layers:   # `SequentialEx.forward`, with `x` handed over instead of set as `res.orig`
             if isinstance(l, MergeLayer): res = torch.cat([res, x], 1) if l.dense else res + x
-            elif isinstance(l, ResizeToOrig): res = res if res.shape[-2:] == x.shape[-2:] else F.interpolate(res, x.shape[-2:], mode=l.mode)
+            elif isinstance(l, ResizeToOrig):
+                res = res if res.shape[-2:] == x.shape[-2:] else F.interpolate(res, x.shape[-2:], mode=l.mode)
             elif not isinstance(l, ToTensorBase): res = l(res)
         return res
 
 # %% ../nbs/02d_compiled.ipynb #53579250
 def fast_unet(model:nn.Module, # A model; a `DynamicUnet` becomes a `FastUnet`
              )->nn.Module:
-    "`model` as a `FastUnet` when it is a `DynamicUnet` (in place: same parameters, same state dict); other models as they are"
+    "`model` as a `FastUnet` (in place: same parameters) when it is a `DynamicUnet`; other models as they are"
     if isinstance(model, DynamicUnet) and not isinstance(model, FastUnet): model.__class__ = FastUnet
     return model
 
@@ -52,13 +53,16 @@ def fast_unet(model:nn.Module, # A model; a `DynamicUnet` becomes a `FastUnet`
 compile_backends = ('inductor', 'aot_eager')
 
 def compile_unet(model:nn.Module, # A `DynamicUnet` (compiled as one graph) or another model
-                 backend:str='inductor', # One of `compile_backends`: inductor (the fast one) or aot_eager (graph capture only, for tests)
+                 backend:str='inductor', # One of `compile_backends`: inductor (fast) or aot_eager (graph capture only)
                  mode:str|None=None, # torch.compile's mode, e.g. 'max-autotune'
                 )->nn.Module:
     "Compile `model` in place with `torch.compile`, static shapes; its state dict does not change"
-    if backend not in compile_backends: raise ValueError(f'compile backend {backend!r}: choose one of {compile_backends} (--compile BACKEND)')
-    torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)   # shapes x train/eval x stages
-    if not torch.cuda.is_available(): logging.getLogger('torch.utils.cpp_extension').setLevel(logging.ERROR)   # "No CUDA runtime is found": a CPU run needs none
+    if backend not in compile_backends:
+        raise ValueError(f'compile backend {backend!r}: choose one of {compile_backends} (--compile BACKEND)')
+    # shapes x train/eval x stages
+    torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)
+    # "No CUDA runtime is found": a CPU run needs none
+    if not torch.cuda.is_available(): logging.getLogger('torch.utils.cpp_extension').setLevel(logging.ERROR)
     fast_unet(model).compile(backend=backend, mode=mode, dynamic=False)
     return model
 
@@ -73,12 +77,13 @@ def compile_option(p:argparse.ArgumentParser, # A command's parser
                   )->argparse.ArgumentParser:
     "Add `--compile [BACKEND]`: absent, no compilation (None); alone, inductor (True); or one of `compile_backends`"
     p.add_argument('--compile', nargs='?', const=True, choices=[True, *compile_backends], metavar='BACKEND',
-                   help=f"compile {what} with torch.compile: inductor, or the backend given ({', '.join(compile_backends)}); the first batch of each shape compiles")
+                   help=f"compile {what} with torch.compile: inductor, or the backend given "
+                        f"({', '.join(compile_backends)}); the first batch of each shape compiles")
     return p
 
 # %% ../nbs/02d_compiled.ipynb #192f07b5
 class CompileUnet(Callback):
-    "Compile the learner's model in place when a fit starts (`compile_unet`); report compile time apart from the steady-state rate"
+    "Compile the learner's model in place when a fit starts (`compile_unet`), reporting compile and step times apart"
     order = ChannelsLast.order + 1   # after the model is channels-last, before DDP wraps it
     def __init__(self, backend:str='inductor', # One of `compile_backends`
                  mode:str|None=None, # torch.compile's mode
@@ -97,7 +102,8 @@ class CompileUnet(Callback):
                                         step_s=float(np.median(self.rest)) if self.rest else None)
         if rank_distrib() == 0:
             t = self.learn.compile_times
-            print(f"compiled ({self.backend}): {t['compile_s']:.1f} s in the first batch of each of {t['shapes']} new shape(s)"
+            print(f"compiled ({self.backend}): {t['compile_s']:.1f} s in the first batch of each of "
+                  f"{t['shapes']} new shape(s)"
                   + (f"; then {t['step_s']:.3f} s per training batch" if t['step_s'] else ''))
 
 # %% ../nbs/02d_compiled.ipynb #b10a580f
@@ -106,7 +112,8 @@ def speed_up(learn:Learner, # A U-Net learner
              compile:bool|str=False, # Compile the model: True or a backend of `compile_backends`
             )->Learner:
     "Channels-last (fastai's `ChannelsLast`) and a compiled U-Net (`CompileUnet`) for `learn`'s fits"
-    if compile not in (False, True, *compile_backends): raise ValueError(f'compile={compile!r}: pass True, False or one of {compile_backends} (--compile BACKEND)')
+    if compile not in (False, True, *compile_backends):
+        raise ValueError(f'compile={compile!r}: pass True, False or one of {compile_backends} (--compile BACKEND)')
     if channels_last: learn.to_channelslast(use_amp=False)   # precision is `seg_learner`'s (`SegMixedPrecision`)
     if compile: learn.add_cb(CompileUnet('inductor' if compile is True else compile))
     return learn

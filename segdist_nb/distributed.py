@@ -121,7 +121,7 @@ class SharedValues(Callback):
 
 # %% ../nbs/04_distributed.ipynb #3e7bc61f
 class SegDistributedTrainer(DistributedTrainer):
-    "fastai's `DistributedTrainer`: loaders as long as they say (`ShardDL`), `CacheDL`s fed as one process is (`SegDistributedDL`), BatchNorm synchronised by `sync_batchnorm`, every rank's log the same (`SharedValues`, `ExactLoss`), kept workers stopped when the fit ends"
+    "fastai's `DistributedTrainer` with sharded loaders, synchronised BatchNorm and the same log on every rank"
     def before_fit(self):
         if self.sync_bn:
             self.learn.model = sync_batchnorm(self.learn.model)
@@ -131,8 +131,10 @@ class SegDistributedTrainer(DistributedTrainer):
         self.old_dls = list(self.dls)
         self.learn.dls.loaders = [self._wrap_dl(dl) for dl in self.dls]
         if rank_distrib(): self.learn.logger = noop
-        if not isinstance(self.recorder.loss, ExactLoss):   # chapter 02_metrics; set past `Callback.__setattr__`, which warns
-            object.__setattr__(self.recorder, 'loss', ExactLoss())   # of a name the learner has too (its `loss`) on every fit
+        # chapter 02_metrics; set past `Callback.__setattr__`, which warns of a name the learner has too (its `loss`)
+        # on every fit
+        if not isinstance(self.recorder.loss, ExactLoss):
+            object.__setattr__(self.recorder, 'loss', ExactLoss())
         if not hasattr(self.learn, 'shared_values'): self.learn.add_cb(SharedValues())
     def _wrap_dl(self, dl):
         if isinstance(dl, DistributedDL): return dl
@@ -164,7 +166,7 @@ _fastai_to_distributed = getattr(Learner.to_distributed, '__wrapped__', Learner.
 
 @wraps(_fastai_to_distributed)
 def _to_distributed(self:Learner, sync_bn=True, **kwargs):
-    "fastai's `to_distributed` with `SegDistributedTrainer`, each loader checked (`check_shards`), the group `start_group`'s (with `group_timeout`); a world of one process is left as it is (as `detach_distributed` leaves it)"
+    "fastai's `to_distributed` with `SegDistributedTrainer`, each loader checked and the group `start_group`'s"
     if num_distrib() <= 1: return self
     for i, dl in enumerate(self.dls.loaders):   # before the process group starts (below)
         dl = getattr(dl, 'dl', dl)
@@ -172,7 +174,8 @@ def _to_distributed(self:Learner, sync_bn=True, **kwargs):
         check_shards(dl.n, dl.bs, num_distrib(), dl.drop_last, what)
     start_group()   # before accelerate would start one without our timeout: accelerate takes it, nccl or gloo
     self.add_cb(SegDistributedTrainer(sync_bn, **kwargs))
-    if rank_distrib() and hasattr(self, 'progress'):   # ranks > 0 show nothing; `detach_distributed` then finds a progress callback and adds no fastai bar back
+    # ranks > 0 show nothing; `detach_distributed` then finds a progress callback and adds no fastai bar back
+    if rank_distrib() and hasattr(self, 'progress'):
         self.remove_cb(self.progress); self.add_cb(LineProgressCallback())
     return self
 Learner.to_distributed = _to_distributed
@@ -215,10 +218,11 @@ def setup_rank(seed:int|None=None, # Base random seed; rank r uses `seed + r`
                   threads:int|None=None, # torch threads for this process; default: `OMP_NUM_THREADS` if set
                   quiet:bool=True, # Silence standard output on ranks other than 0 (errors still go to stderr)
                   timeout:float|None=None, # Minutes a collective waits for every rank (`group_timeout`); default 30
-                  group:bool=False, # Start the group now (`start_group`), before a cache or fetched weights would (train.py)
+                  group:bool=False, # Start the group now (`start_group`), before a cache or fetched weights would
                  )->int: # This process's rank
     "Prepare this process for `learn.distrib_ctx()`, on GPUs (nccl) or CPU processes (gloo)"
-    rank_device()   # first: under a launcher, the local rank's GPU is the current one before anything touches a GPU (chapter 01c_dls)
+    # first: under a launcher, the local rank's GPU is the current one before anything touches a GPU (chapter 01c_dls)
+    rank_device()
     if not torch.cuda.is_available(): os.environ.setdefault('ACCELERATE_USE_CPU', '1')
     threads = ifnone(threads, int(os.environ.get('OMP_NUM_THREADS', 0)) or None)
     if threads: torch.set_num_threads(threads)
@@ -250,8 +254,10 @@ def run_name()->str:
     "A readable run name (the start time, `YYYYmmdd-HHMMSS`), the same on every rank of a launch"
     name = time.strftime('%Y%m%d-%H%M%S')
     if num_distrib() <= 1 or 'TORCHELASTIC_RUN_ID' not in os.environ: return name
-    if os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True': return os.environ['TORCHELASTIC_RUN_ID']   # several nodes
-    store = dist.TCPStore(os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']), is_master=False, timeout=timedelta(minutes=5))
+    # several nodes
+    if os.environ.get('TORCHELASTIC_USE_AGENT_STORE') != 'True': return os.environ['TORCHELASTIC_RUN_ID']
+    store = dist.TCPStore(os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']), is_master=False,
+                          timeout=timedelta(minutes=5))
     return store.compare_set('segdist/run_name', '', name).decode()
 
 # %% ../nbs/04_distributed.ipynb #7aa8b366
@@ -266,12 +272,16 @@ def ddp_kwargs(bucket_cap_mb:int=25, # DDP gradient bucket size
                gloo:bool|None=None, # The processes use gloo (CPU); default: when CUDA is not available
               )->DistributedDataParallelKwargs:
     "accelerate's DDP options for `distrib_ctx(kwargs_handlers=[...])`"
-    hooks = {None: DDPCommunicationHookType.NO, 'fp16': DDPCommunicationHookType.FP16, 'bf16': DDPCommunicationHookType.BF16,
-             'powersgd': DDPCommunicationHookType.POWER_SGD}
+    hooks = {None: DDPCommunicationHookType.NO, 'fp16': DDPCommunicationHookType.FP16,
+             'bf16': DDPCommunicationHookType.BF16, 'powersgd': DDPCommunicationHookType.POWER_SGD}
     if comm_hook not in hooks: raise ValueError(f'comm_hook={comm_hook!r}: choose one of {comm_hooks}')
-    state = dict(matrix_approximation_rank=int(powersgd_rank), start_powerSGD_iter=max(2, int(powersgd_warmup))) if comm_hook == 'powersgd' else {}
-    if comm_hook == 'powersgd' and ifnone(gloo, not torch.cuda.is_available()): bucket_cap_mb = max(bucket_cap_mb, 2**16)   # one bucket: see above
-    return DistributedDataParallelKwargs(bucket_cap_mb=bucket_cap_mb, static_graph=static_graph, gradient_as_bucket_view=gradient_as_bucket_view,
+    state = dict(matrix_approximation_rank=int(powersgd_rank),
+                 start_powerSGD_iter=max(2, int(powersgd_warmup))) if comm_hook == 'powersgd' else {}
+    # one bucket: see above
+    if comm_hook == 'powersgd' and ifnone(gloo, not torch.cuda.is_available()):
+        bucket_cap_mb = max(bucket_cap_mb, 2**16)
+    return DistributedDataParallelKwargs(bucket_cap_mb=bucket_cap_mb, static_graph=static_graph,
+                                         gradient_as_bucket_view=gradient_as_bucket_view,
                                          comm_hook=hooks[comm_hook], comm_state_option=state)
 
 # %% ../nbs/04_distributed.ipynb #06225d31
@@ -279,7 +289,7 @@ def comm_bytes(model:nn.Module, # The model whose gradients are all-reduced
                powersgd_rank:int|None=None, # None: plain fp32 all-reduce; else PowerSGD's rank
                min_compression_rate:float=2., # torch's PowerSGD default
               )->int:
-    "Bytes one all-reduce of the gradients moves per process: fp32, or PowerSGD's factors (and the tensors it sends whole)"
+    "Bytes one all-reduce of the gradients moves per process: fp32, or PowerSGD's factors (and tensors sent whole)"
     n = 0
     for p in model.parameters():
         if not p.requires_grad: continue
@@ -298,7 +308,8 @@ class NoSyncAccumulation(GradientAccumulation):
         super().__init__(n * bs); self.n, self.ctx = n, None
     def before_batch(self):
         m = self.learn.model
-        if self.training and isinstance(m, nn.parallel.DistributedDataParallel) and self.count + find_bs(self.learn.yb) < self.n_acc:
+        if (self.training and isinstance(m, nn.parallel.DistributedDataParallel)
+            and self.count + find_bs(self.learn.yb) < self.n_acc):
             self.ctx = m.no_sync(); self.ctx.__enter__()
     def _close(self):
         if self.ctx is not None: self.ctx.__exit__(None, None, None); self.ctx = None
@@ -308,13 +319,15 @@ class NoSyncAccumulation(GradientAccumulation):
 
 # %% ../nbs/04_distributed.ipynb #a07e2ae3
 class AllReduceBatchNorm(nn.BatchNorm2d):
-    "BatchNorm2d whose training statistics are those of every process's batch, by one all-reduce: on GPUs and CPU processes, with no read back to the host"
+    "BatchNorm2d whose training statistics are those of every process's batch, by one all-reduce (GPUs or CPUs)"
     def forward(self, x):
-        if not (self.training and dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1): return super().forward(x)
+        if not (self.training and dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1):
+            return super().forward(x)
         c, xf = x.shape[1], x.float()   # statistics in float32, also under bf16 autocast
         var_l, mean_l = torch.var_mean(xf, dim=(0, 2, 3), correction=0)
         n = xf.new_full((1,), x.numel() / c)
-        s = dist_nn.all_reduce(torch.cat([mean_l * n, (var_l + mean_l * mean_l) * n, n]))   # sums of x and x² over every process
+        # sums of x and x² over every process
+        s = dist_nn.all_reduce(torch.cat([mean_l * n, (var_l + mean_l * mean_l) * n, n]))
         m = s[-1]
         mean = s[:c] / m
         var = s[c:2 * c] / m - mean * mean
@@ -343,7 +356,8 @@ def sync_batchnorm(model:nn.Module, # A model with BatchNorm2d layers
     def conv(m):
         if isinstance(m, nn.BatchNorm2d) and not isinstance(m, AllReduceBatchNorm):
             act = isinstance(m, timm.layers.BatchNormAct2d)
-            s = (AllReduceBatchNormAct if act else AllReduceBatchNorm)(m.num_features, m.eps, m.momentum, m.affine, m.track_running_stats)
+            s = (AllReduceBatchNormAct if act else AllReduceBatchNorm)(m.num_features, m.eps, m.momentum, m.affine,
+                                                                       m.track_running_stats)
             if act: s.drop, s.act = m.drop, m.act   # modules without parameters: the state dict's keys stay the same
             if m.affine: s.weight, s.bias = m.weight, m.bias
             s.running_mean, s.running_var, s.num_batches_tracked = m.running_mean, m.running_var, m.num_batches_tracked
@@ -354,4 +368,5 @@ def sync_batchnorm(model:nn.Module, # A model with BatchNorm2d layers
     return conv(model)
 
 # %% ../nbs/04_distributed.ipynb #ea6c4eac
-GlooSyncBatchNorm, GlooSyncBatchNormAct = AllReduceBatchNorm, AllReduceBatchNormAct   # their names before they ran on GPUs too: model.pkl files of earlier runs unpickle
+# their names before they ran on GPUs too: model.pkl files of earlier runs unpickle
+GlooSyncBatchNorm, GlooSyncBatchNormAct = AllReduceBatchNorm, AllReduceBatchNormAct

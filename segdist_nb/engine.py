@@ -1,4 +1,4 @@
-"""A trained model as one function from images to class probabilities, whatever runs it: the fastai learner in PyTorch, or its ONNX graph on onnxruntime.
+"""A trained model as one function from images to class probabilities, run by PyTorch (a learner) or onnxruntime (ONNX).
 
 Docs: https://segdist.github.io/segdist_nb/engine.html.md"""
 
@@ -27,20 +27,23 @@ __all__ = ['engines', 'ImageReader', 'LearnerModel', 'NormalizedModel', 'BinPool
 
 # %% ../nbs/05a_engine.ipynb #843c2b8a
 class ImageReader:
-    "How a model reads an image file: fastai's `PILImage` for 8-bit pictures, or its bands at their depth, scaled as in training (`ScaleBands`); and where it is nodata"
+    "How a model reads an image file: a `PILImage`, or its bands scaled as in training (`ScaleBands`), and its nodata"
     def __init__(self, scale:ScaleBands|None=None, # The training's band scaling; None: 8-bit pictures
-                 nodata:float|int|None=None, # The training images' nodata value, for images that record none of their own
+                 nodata:float|int|None=None, # The training images' nodata, for images that record none
                 ): self.scale, self.nodata = scale, nodata
     @property
     def n_in(self)->int: return 3 if self.scale is None else len(self.scale.lo)
-    def read(self, fn)->tuple: # (an 8-bit RGB PIL view of the image, what the model takes, (H, W) bool of its nodata pixels or None)
-        "A `PILImage` twice for a picture (it is resized as fastai resizes); for bands, a view and the (C, H, W) float tensor in 0..1; and the image's nodata pixels (its own nodata value, else the training's)"
+    def read(self, fn)->tuple: # (8-bit RGB PIL view, what the model takes, (H, W) bool nodata pixels or None)
+        "The view, the model's input (a `PILImage` twice, or a (C, H, W) tensor in 0..1) and the nodata pixels of `fn`"
         nd = ifnone(image_nodata(fn), self.nodata)
         if self.scale is None:
             im = PILImage.create(fn)
             return im, im, None if nd is None else nodata_pixels(read_image(fn), nd)
-        full = read_image(fn); a = full if self.scale.bands is None else np.ascontiguousarray(full[..., [b - 1 for b in self.scale.bands]])
-        return PILImage.create(image_view(a)), self.scale.scale(torch.from_numpy(a.transpose(2, 0, 1).copy())), nodata_pixels(full, nd)   # the view stretched per image
+        full = read_image(fn)
+        a = full if self.scale.bands is None else np.ascontiguousarray(full[..., [b - 1 for b in self.scale.bands]])
+        # the view stretched per image
+        return (PILImage.create(image_view(a)), self.scale.scale(torch.from_numpy(a.transpose(2, 0, 1).copy())),
+                nodata_pixels(full, nd))
     def __call__(self, fn)->tuple: return self.read(fn)[:2]
     def tensor(self, x)->Tensor:
         "What `__call__` returned for the model, as a (C, H, W) float tensor in 0..1"
@@ -48,27 +51,30 @@ class ImageReader:
 
 # %% ../nbs/05a_engine.ipynb #70278580
 class LearnerModel:
-    "A trained model (a run's model folder, or a fastai learner) as a function from images in 0..1 to class probabilities, with its normalisation and precision"
+    "A trained model (a run's model folder, or a learner) as a function from images in 0..1 to class probabilities"
     engine = 'torch'
     def __init__(self, learn:Learner|SavedModel, # A model folder read (`SavedModel.read`), or a segmentation learner
                  cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
                  channels_last:bool=True, # Run the model in channels-last memory format
-                 compile:bool|str=False, # Compile the model (`compile_unet`): True (inductor) or a backend of `compile_backends`; the first batch of each shape compiles
+                 compile:bool|str=False, # Compile the model (`compile_unet`): True (inductor) or a `compile_backends`
                  bf16:bool=False, # bf16 autocast on any device, whatever precision the learner trained in
                 ):
         self.device = torch.device('cpu' if ifnone(cpu, not torch.cuda.is_available()) else default_device())
-        self.saved = sm = learn if isinstance(learn, SavedModel) else SavedModel.of(learn)   # what the model folder holds: one reading of either
+        # what the model folder holds: one reading of either
+        self.saved = sm = learn if isinstance(learn, SavedModel) else SavedModel.of(learn)
         self.learn, self.model, c = learn, sm.model.to(self.device).eval(), sm.cfg
         if channels_last: self.model.to(memory_format=torch.channels_last)
         if compile: compile_unet(self.model, 'inductor' if compile is True else compile)
         self.mean, self.std = [torch.as_tensor(o).float().reshape(1, -1, 1, 1).to(self.device)
                                for o in ((c['mean'], c['std']) if c.get('mean') is not None else (0., 1.))]
-        self.codes, self.void, self.sz, self.palette = list(c['classes']), c.get('void'), size_hw(c['sz']), c.get('palette')
+        self.codes, self.void, self.sz, self.palette = (list(c['classes']), c.get('void'), size_hw(c['sz']),
+                                                        c.get('palette'))
         self.multilabel = c.get('multilabel')   # a sigmoid per class (chapter 02g)
         self.imagery = Imagery.from_dict(c['imagery'])   # what it trained on (`check_inputs`)
         self.reader = ImageReader(ScaleBands(**c['scale']) if c.get('scale') else None, self.imagery.nodata)
         prec = c.get('precision', 'fp32')
-        self.amp, self.dtype = bf16 or (self.device.type == 'cuda' and prec in ('fp16', 'bf16')), torch.bfloat16 if bf16 or prec == 'bf16' else torch.float16
+        self.amp, self.dtype = (bf16 or (self.device.type == 'cuda' and prec in ('fp16', 'bf16')),
+                                torch.bfloat16 if bf16 or prec == 'bf16' else torch.float16)
         if bf16: self.engine = 'torch bf16'
     @property
     def digests(self)->set|None:
@@ -92,24 +98,28 @@ class NormalizedModel(nn.Module):
 
 # %% ../nbs/05a_engine.ipynb #83c04f11
 class BinPool(nn.Module):
-    "`nn.AdaptiveAvgPool2d` as slices and means: exported to ONNX for one input size, where the TorchScript exporter refuses bins that do not divide it"
+    "`nn.AdaptiveAvgPool2d` as slices and means, which the TorchScript exporter exports for one input size"
     def __init__(self, size): super().__init__(); self.size = (size, size) if isinstance(size, int) else tuple(size)
     def forward(self, x):
         (H, W), (kh, kw) = x.shape[-2:], self.size
-        cut = lambda i, n, k: (i * n // k, ((i + 1) * n + k - 1) // k)   # PyTorch's adaptive bins, floor(i n / k) to ceil((i + 1) n / k): non-negative, as the traced sizes divide by truncation
-        return torch.stack([torch.stack([x[..., slice(*cut(i, H, kh)), slice(*cut(j, W, kw))].mean((-2, -1)) for j in range(kw)], -1)
+        # PyTorch's adaptive bins, floor(i n / k) to ceil((i + 1) n / k):
+        # non-negative, as the traced sizes divide by truncation
+        cut = lambda i, n, k: (i * n // k, ((i + 1) * n + k - 1) // k)
+        return torch.stack([torch.stack([x[..., slice(*cut(i, H, kh)),
+                                           slice(*cut(j, W, kw))].mean((-2, -1)) for j in range(kw)], -1)
                             for i in range(kh)], -2)
 
 # %% ../nbs/05a_engine.ipynb #c12431d5
 @contextlib.contextmanager
 def bin_pools(model:nn.Module):
-    "Within the block, `model`'s adaptive average pools, and `F.interpolate`'s 'area' mode (the same pooling), are `BinPool`s"
+    "Within the block, `model`'s adaptive average pools and `F.interpolate`'s 'area' mode are `BinPool`s"
     swap = [(m, k, o) for m in model.modules() for k, o in m.named_children() if isinstance(o, nn.AdaptiveAvgPool2d)]
     for m, k, o in swap: setattr(m, k, BinPool(o.output_size))
     interp = F.interpolate
     def area(*args, **kw):
         a = inspect.signature(interp).bind(*args, **kw).arguments
-        return BinPool(a['size'])(a['input']) if a.get('mode') == 'area' and a.get('size') is not None else interp(*args, **kw)
+        return (BinPool(a['size'])(a['input']) if a.get('mode') == 'area' and a.get('size') is not None
+                else interp(*args, **kw))
     # SMP's PSPNet pools with F.interpolate(mode='area') when it sees an ONNX export; no hook reaches that call but the
     # module attribute, replaced for the export alone and restored after
     F.interpolate = area
@@ -122,33 +132,47 @@ def bin_pools(model:nn.Module):
 def onnx_proto(m:LearnerModel, # A learner's model
                opset:int=17, # ONNX opset
               ):
-    "The model as an ONNX graph in memory: input RGB 0..1 with the normalisation inside, dynamic batch/height/width (the training size for PSPNet and UPerNet), its classes in the metadata"
+    "The model as an ONNX graph in memory, the normalisation inside and its classes in the metadata"
     import onnx
     h, w = m.sz
-    th, tw = -(-h // 32) * 32, -(-w // 32) * 32   # traced at the multiple of 32 at or above the training size: `OnnxModel` pads every input to one
+    # traced at the multiple of 32 at or above the training size: `OnnxModel` pads every input to one
+    th, tw = -(-h // 32) * 32, -(-w // 32) * 32
     r = getattr(m, 'reader', None) or ImageReader()   # 8-bit pictures, unless the model reads bands
-    module, buf, fixed = NormalizedModel(m.model.float(), m.mean, m.std).eval(), io.BytesIO(), False   # traced where the model is (CPU or GPU)
+    # traced where the model is (CPU or GPU)
+    module, buf, fixed = NormalizedModel(m.model.float(), m.mean, m.std).eval(), io.BytesIO(), False
     hw = {2: 'height', 3: 'width'}
     def export(dims):
         buf.seek(0); buf.truncate()
         with warnings.catch_warnings():
-            warnings.simplefilter('ignore')   # the TorchScript exporter's notes on traced Python control flow: sizes are padded to multiples of 32
-            torch.onnx.export(module, (torch.rand(1, r.n_in, th, tw, device=m.mean.device),), buf, input_names=['image'], output_names=['logits'], opset_version=opset,
+            # the TorchScript exporter's notes on traced Python control flow: sizes are padded to multiples of 32
+            warnings.simplefilter('ignore')
+            torch.onnx.export(module, (torch.rand(1, r.n_in, th, tw, device=m.mean.device),), buf,
+                              input_names=['image'], output_names=['logits'], opset_version=opset,
                               dynamic_axes={'image': dims, 'logits': dims}, dynamo=False)
-    # adaptive pooling to more than one bin (PSPNet, UPerNet) exports for one input size only: a graph of the training size
+    # adaptive pooling to more than one bin (PSPNet, UPerNet) exports for
+    # one input size only: a graph of the training size
     fixed = any(isinstance(o, nn.AdaptiveAvgPool2d) and size_hw(o.output_size) != (1, 1) for o in module.modules())
-    if fixed and (th, tw) != (h, w): raise ValueError(f'the training size {h}x{w} is not a multiple of 32, which a graph of one input size (adaptive pooling: PSPNet, UPerNet) needs')
+    if fixed and (th, tw) != (h, w):
+        raise ValueError(f'the training size {h}x{w} is not a multiple of 32, which a graph of one input size '
+                         f'(adaptive pooling: PSPNet, UPerNet) needs')
     with bin_pools(module) if fixed else contextlib.nullcontext(): export({0: 'batch'} if fixed else {0: 'batch', **hw})
     g = onnx.load_from_string(buf.getvalue())
     ml = getattr(m, 'multilabel', None)
-    meta = dict(codes=json.dumps(list(m.codes)), void=json.dumps(m.void), sz=json.dumps([h, w]), multiple='32', **({'fixed': json.dumps([h, w])} if fixed else {}),
+    meta = dict(codes=json.dumps(list(m.codes)), void=json.dumps(m.void), sz=json.dumps([h, w]), multiple='32',
+                **({'fixed': json.dumps([h, w])} if fixed else {}),
                 **({'multilabel': json.dumps(ml)} if ml else {}),
-                imagery=json.dumps(m.imagery.to_dict()), **({} if m.digests is None else dict(trained_on=json.dumps(sorted(m.digests)))),
+                imagery=json.dumps(m.imagery.to_dict()),
+                **({} if m.digests is None else dict(trained_on=json.dumps(sorted(m.digests)))),
                 **({} if getattr(m, 'palette', None) is None else dict(palette=json.dumps(m.palette))),
-                input=(f'image: float32 (N, {r.n_in}, H, W), ' + ('RGB, values 0..1' if r.scale is None else 'bands scaled to 0..1 by scale (lo and hi per band, clipped)')
+                input=(f'image: float32 (N, {r.n_in}, H, W), '
+                       + ('RGB, values 0..1' if r.scale is None
+                          else 'bands scaled to 0..1 by scale (lo and hi per band, clipped)')
                        + ' (the normalisation is in the graph); H and W multiples of 32'),
-                **({} if r.scale is None else dict(scale=json.dumps(dict(lo=r.scale.lo, hi=r.scale.hi, bands=r.scale.bands)))),
-                output='logits: float32 (N, C, H, W), one channel per class of codes; ' + ('multi-label: a class is where its logit is above 0 (sigmoid above 0.5)' if ml else 'argmax over C is the mask'),
+                **({} if r.scale is None else dict(scale=json.dumps(dict(lo=r.scale.lo, hi=r.scale.hi,
+                                                                         bands=r.scale.bands)))),
+                output='logits: float32 (N, C, H, W), one channel per class of codes; '
+                       + ('multi-label: a class is where its logit is above 0 (sigmoid above 0.5)' if ml
+                          else 'argmax over C is the mask'),
                 producer='segdist_nb')
     for k, v in meta.items(): p = g.metadata_props.add(); p.key, p.value = k, v
     return g
@@ -159,41 +183,52 @@ def _ort():
     except ImportError: return None
 
 class OnnxModel:
-    "An ONNX model on onnxruntime (a file from `segdist-export`, or `onnx_proto`'s graph): the same interface as `LearnerModel`, no fastai needed"
+    "An ONNX model (from `segdist-export` or `onnx_proto`) on onnxruntime, with `LearnerModel`'s interface"
     def __init__(self, fn, # An .onnx file written by `export_onnx`, or an ONNX `ModelProto`
                  cpu:bool|None=None, # Force the CPU; default: CUDA when onnxruntime has it
                  threads:int|None=None, # Threads on the CPU; default torch's (the cores, or OMP_NUM_THREADS)
                 ):
         ort = _ort()
-        if ort is None: raise ImportError(f'{fn} is an ONNX model: install onnxruntime (pip install "segdist_nb[export]")')
+        if ort is None:
+            raise ImportError(f'{fn} is an ONNX model: install onnxruntime (pip install "segdist_nb[export]")')
         gpu = not cpu and 'CUDAExecutionProvider' in ort.get_available_providers()
         so = ort.SessionOptions(); so.intra_op_num_threads = ifnone(threads, torch.get_num_threads())
-        try: self.sess = ort.InferenceSession(fn.SerializeToString() if hasattr(fn, 'SerializeToString') else str(fn), so,
-                                              providers=(['CUDAExecutionProvider'] if gpu else []) + ['CPUExecutionProvider'])
-        except Exception as e: raise ValueError(f'{fn} cannot be read as an ONNX model ({type(e).__name__}: {str(e)[:150]}): give an .onnx '
-                                                f'written by segdist-export, or a run\'s model.pkl') from None
+        try:
+            self.sess = ort.InferenceSession(fn.SerializeToString() if hasattr(fn, 'SerializeToString') else str(fn),
+                                             so,
+                                             providers=(['CUDAExecutionProvider'] if gpu else [])
+                                                       + ['CPUExecutionProvider'])
+        except Exception as e:
+            raise ValueError(f'{fn} cannot be read as an ONNX model ({type(e).__name__}: {str(e)[:150]}): give an '
+                             f'.onnx written by segdist-export, or a run\'s model.pkl') from None
         meta = self.sess.get_modelmeta().custom_metadata_map
-        if 'codes' not in meta: raise ValueError(f'{fn} has no class names in its metadata: export it with segdist-export')
-        self.codes, self.void, self.sz = json.loads(meta['codes']), json.loads(meta.get('void', 'null')), size_hw(json.loads(meta['sz']))
+        if 'codes' not in meta:
+            raise ValueError(f'{fn} has no class names in its metadata: export it with segdist-export')
+        self.codes, self.void, self.sz = (json.loads(meta['codes']), json.loads(meta.get('void', 'null')),
+                                          size_hw(json.loads(meta['sz'])))
         self.multiple, self.device, self.meta = int(meta.get('multiple', 32)), torch.device('cpu'), meta
-        self.fixed = size_hw(json.loads(meta['fixed'])) if 'fixed' in meta else None   # a graph of one input size (adaptive pooling)
+        # a graph of one input size (adaptive pooling)
+        self.fixed = size_hw(json.loads(meta['fixed'])) if 'fixed' in meta else None
         sc = ScaleBands(**json.loads(meta['scale'])) if 'scale' in meta else None
-        self.imagery = Imagery.from_dict(json.loads(meta['imagery'])) if 'imagery' in meta else Imagery('uint8', None) if sc is None else Imagery(None, None if sc.bands else len(sc.lo), sc.bands)
+        self.imagery = (Imagery.from_dict(json.loads(meta['imagery'])) if 'imagery' in meta
+                        else Imagery('uint8', None) if sc is None
+                        else Imagery(None, None if sc.bands else len(sc.lo), sc.bands))
         self.digests = set(json.loads(meta['trained_on'])) if 'trained_on' in meta else None
         self.palette = json.loads(meta['palette']) if 'palette' in meta else None   # the data set's colours
         self.multilabel = json.loads(meta.get('multilabel', 'null'))   # a sigmoid per class (chapter 02g)
         self.reader = ImageReader(sc, self.imagery.nodata)
         self.engine = 'onnx int8' if 'int8' in meta else "onnx"
     def padded(self, x:Tensor)->Tensor:
-        "`x` (N, bands, H, W) with its sides padded (edge pixels repeated) to the graph's multiple: what the graph takes"
+        "`x` (N, bands, H, W) with its sides padded (edge pixels repeated) to the graph's multiple"
         ph, pw = -x.shape[-2] % self.multiple, -x.shape[-1] % self.multiple
         return F.pad(x, (0, pw, 0, ph), mode='replicate') if ph or pw else x
     def probs(self, x:Tensor)->Tensor:
-        "Class probabilities (N, C, H, W) of images `x` (N, bands, H, W) in 0..1; sides padded to a multiple of 32 and cropped back"
+        "Class probabilities (N, C, H, W) of images `x` (N, bands, H, W) in 0..1, padded to the graph's multiple"
         h, w = x.shape[-2:]
         if self.fixed and (h, w) != self.fixed:
-            raise ValueError(f'this ONNX model takes {self.fixed[0]}x{self.fixed[1]} images only (its adaptive pooling was exported for its training size), '
-                             f'not {h}x{w}: predict whole images, tiles of {self.fixed[0]} (--tile), or use the model.pkl with --engine torch')
+            raise ValueError(f'this ONNX model takes {self.fixed[0]}x{self.fixed[1]} images only (its adaptive pooling '
+                             f'was exported for its training size), not {h}x{w}: predict whole images, tiles of '
+                             f'{self.fixed[0]} (--tile), or use the model.pkl with --engine torch')
         out = self.sess.run(None, {self.sess.get_inputs()[0].name: self.padded(x).detach().cpu().float().numpy()})[0]
         o = torch.from_numpy(out[..., :h, :w])
         return o.sigmoid() if self.multilabel else o.softmax(1)
@@ -201,35 +236,48 @@ class OnnxModel:
 # %% ../nbs/05a_engine.ipynb #89c3b4e8
 engines = ('auto', 'torch', 'torch-bf16', 'onnx')
 
-def inference_model(model, # A run's folder, its model folder, an exported `.onnx`, a `model.pkl` (trusted), a `Learner`, or a model `inference_model` made
+def inference_model(model, # A run's (model) folder, an `.onnx`, a `model.pkl` (trusted), a `Learner`, or a model
                cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
-               engine:str='auto', # One of `engines`: auto (onnxruntime for a learner on the CPU when installed), torch, torch-bf16 or onnx
-               compile:bool|str=False, # Compile the PyTorch model (engine torch or torch-bf16): True (inductor) or a backend
-               trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): a pickle runs any code it holds; refused otherwise, before it is read
+               engine:str='auto', # One of `engines`: auto (onnxruntime on a CPU if installed), torch, torch-bf16, onnx
+               compile:bool|str=False, # Compile the PyTorch model (engine torch*): True (inductor) or a backend
+               trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`), which runs any code it holds
               ):
     "A `LearnerModel` or an `OnnxModel`, from what `model` is and the engine"
     if engine not in engines: raise ValueError(f'engine {engine!r}: choose one of {engines} (--engine)')
     if isinstance(model, (LearnerModel, OnnxModel)): return model
-    if isinstance(model, str) and model.startswith('hf-hub:'):   # a model folder on the Hub: fetched into $HF_HOME once, then from the cache (02f)
+    # a model folder on the Hub: fetched into $HF_HOME once, then from the cache (02f)
+    if isinstance(model, str) and model.startswith('hf-hub:'):
         w = fetch_weights(find_weights(model))
-        if w.source != 'run': raise ValueError(f'{model} holds weights, not a model folder of this library (config.json and model.safetensors): '
-                                               f'push one with segdist-push, or give these weights to --pretrained')
+        if w.source != 'run':
+            raise ValueError(f'{model} holds weights, not a model folder of this library (config.json and '
+                             f'model.safetensors): push one with segdist-push, or give these weights to --pretrained')
         model = w.path
     if not isinstance(model, (Learner, SavedModel)):
         model = run_model(model)   # a run's folder: its model folder first
-        fmt = 'onnx' if model.suffix.lower() == '.onnx' else check_model(model, trust_pickle, ('folder', 'onnx', 'zip', 'pickle'))   # nothing unpickled (02ef)
+        # nothing unpickled (02ef)
+        fmt = 'onnx' if model.suffix.lower() == '.onnx' else check_model(model, trust_pickle,
+                                                                         ('folder', 'onnx', 'zip', 'pickle'))
         if fmt == 'onnx':
-            if engine.startswith('torch') or compile: raise ValueError(f'{model} is an ONNX model: it runs on onnxruntime; give the run\'s model for --engine {engine} or --compile')
+            if engine.startswith('torch') or compile:
+                raise ValueError(f'{model} is an ONNX model: it runs on onnxruntime; give the run\'s model for '
+                                 f'--engine {engine} or --compile')
             return OnnxModel(model, cpu)
     if isinstance(model, Path) and fmt == 'folder': model = SavedModel.read(model)
     elif isinstance(model, Path):
         try: model = read_learner(model, cpu=ifnone(cpu, not torch.cuda.is_available()), trust_pickle=True)
-        except Exception as e: raise ValueError(f"{model} cannot be read as a trained model ({type(e).__name__}: {str(e)[:150]}): give a run's "
-                                                f"folder or its model folder (RUN/model), or an .onnx from segdist-export") from None
-        if not isinstance(model, Learner): raise ValueError(f"{model} holds a {type(model).__name__}, not a fastai learner: give a run's model.pkl")
-    if compile and engine == 'onnx': raise ValueError('compile is for the PyTorch engine: pass engine torch (--engine torch) with it, or leave compile out')
+        except Exception as e:
+            raise ValueError(f"{model} cannot be read as a trained model ({type(e).__name__}: {str(e)[:150]}): give a "
+                             f"run's folder or its model folder (RUN/model), or an .onnx from "
+                             f"segdist-export") from None
+        if not isinstance(model, Learner):
+            raise ValueError(f"{model} holds a {type(model).__name__}, not a fastai learner: give a run's model.pkl")
+    if compile and engine == 'onnx':
+        raise ValueError('compile is for the PyTorch engine: pass engine torch (--engine torch) with it, or leave '
+                         'compile out')
     m = LearnerModel(model, cpu, compile=compile, bf16=engine == 'torch-bf16')
-    if engine.startswith('torch') or compile or (engine == 'auto' and (m.device.type != 'cpu' or _ort() is None)): return m
+    if engine.startswith('torch') or compile or (engine == 'auto' and (m.device.type != 'cpu' or _ort() is None)):
+        return m
     if _ort() is None: raise ImportError('engine onnx needs onnxruntime: pip install "segdist_nb[export]"')
     om = OnnxModel(onnx_proto(m), cpu=m.device.type == 'cpu')
-    return m if om.fixed else om   # a graph of one size (PSPNet, UPerNet) would refuse tiles of another: PyTorch takes any
+    # a graph of one size (PSPNet, UPerNet) would refuse tiles of another: PyTorch takes any
+    return m if om.fixed else om

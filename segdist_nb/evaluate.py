@@ -1,4 +1,4 @@
-"""`segdist-eval MODEL DATA`: the metrics of a trained model on a labelled data set, per class and per image, on 1 or N processes.
+"""`segdist-eval MODEL DATA`: a model's metrics on a labelled data set, per class and per image, on 1 or N processes.
 
 Docs: https://segdist.github.io/segdist_nb/evaluate.html.md"""
 
@@ -35,9 +35,12 @@ def image_confusion(pred:np.ndarray, # (H, W) predicted class indices
                     truth:np.ndarray, # (H, W) true class indices
                     n:int, # Number of classes
                    )->np.ndarray: # (n, n) int64, rows truth, columns prediction
-    "The confusion matrix of one image, as training counts it; pixels predicted as no class (the image's nodata) are not counted"
-    truth = np.where(np.asarray(pred) >= n, ignore_index, truth)   # where the input was nodata, nothing was predicted: nothing to score
-    return batch_confusion(torch.from_numpy(np.array(pred))[None], torch.from_numpy(np.array(truth))[None], n)[0].numpy()   # copies: PIL's arrays are read-only
+    "The confusion matrix of one image as training counts it, without the pixels predicted as no class (nodata)"
+    # where the input was nodata, nothing was predicted: nothing to score
+    truth = np.where(np.asarray(pred) >= n, ignore_index, truth)
+    # copies: PIL's arrays are read-only
+    return batch_confusion(torch.from_numpy(np.array(pred))[None], torch.from_numpy(np.array(truth))[None],
+                           n)[0].numpy()
 
 # %% ../nbs/05c_evaluate.ipynb #58f5b796
 def image_scores(cm:np.ndarray, # An image's confusion matrix
@@ -47,7 +50,8 @@ def image_scores(cm:np.ndarray, # An image's confusion matrix
     st = SegStats(len(cm), void); st.cm = torch.as_tensor(cm)
     t = st.per_class()
     present = cm[t.cls].sum(1) > 0
-    return dict(acc=seg_metric_fns['adj_clss'](st), miou=float(np.nanmean(t.iou[present])) if present.any() else float('nan'),
+    return dict(acc=seg_metric_fns['adj_clss'](st),
+                miou=float(np.nanmean(t.iou[present])) if present.any() else float('nan'),
                 n_classes=int(present.sum()))
 
 # %% ../nbs/05c_evaluate.ipynb #c4ec23f1
@@ -65,77 +69,102 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
              bs:int=8, # Images (whole) or windows (tiles) per batch
              tile:int|None=None, # Predict by overlapping windows of this side at native resolution
              overlap:float=0.25, # Share of a window that overlaps the next, with `tile`
-             blend:str='gaussian', # Weights of overlapping windows, with `tile`: gaussian, ramp, sine or none (`tile_weights`)
+             blend:str='gaussian', # Weights of overlapping windows: gaussian, ramp, sine or none (`tile_weights`)
              tta:bool=False, # Average with the flipped image's prediction
              k:int=6, # Worst images drawn in worst.png
              cpu:bool|None=None, # Force the CPU; default: the GPU when there is one
-             labels:str|None=None, # Mask path template of today's layout, relative to `data` (default 'labels/{stem}_P{suffix}')
+             labels:str|None=None, # Mask path template relative to `data` (default 'labels/{stem}_P{suffix}')
              images:str|None=None, # Image folder of today's layout, relative to `data` (default 'images')
              check:bool=True, # Check the data set first (rank 0)
-             split:str|None=None, # Which split of the description: default `test` if it has one, else every image of every split but those the model trained on
-             engine:str='auto', # auto (onnxruntime on the CPU when installed), torch, torch-bf16 or onnx (`inference_model`)
+             split:str|None=None, # Which split: default `test`, else every image but those the model trained on
+             engine:str='auto', # auto (onnxruntime on a CPU if installed), torch, torch-bf16, onnx (`inference_model`)
              compile:bool|str=False, # Compile the PyTorch model: True (inductor) or a backend of `compile_backends`
              trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): a pickle runs any code it holds
             )->dict|None: # eval.json's contents, on rank 0
-    "Per-class and per-image metrics of `model` on `data`, at each mask's resolution; this process's share of the images under a launch"
+    "Per-class and per-image metrics of `model` on `data` at each mask's resolution (a launch splits the images)"
     t0, rank, ws = time.time(), rank_distrib(), max(1, num_distrib())
     check_predict_options(bs, tile, overlap, blend)
     if torch.cuda.is_available() and not cpu and ws > 1: torch.cuda.set_device(int(os.environ.get('LOCAL_RANK', 0)))
     spec = load_data(data, images, labels)
     split = ifnone(split, 'test' if 'test' in spec.splits else None)
-    held = split == 'valid' and not spec.has_valid   # no valid: split: the validation images training holds out of train
+    # no valid: split: the validation images training holds out of train
+    held = split == 'valid' and not spec.has_valid
     if split is not None and split not in spec.splits and not held:
         have = list(spec.splits) + ([] if spec.has_valid else ['valid (held out of train as training holds it out)'])
-        raise DataError([f"--split {split}: the data set has the splits {have}: choose one of them (test: in data.yaml)"], str(spec.file or spec.root))
+        raise DataError([f"--split {split}: the data set has the splits {have}: "
+                         f"choose one of them (test: in data.yaml)"],
+                        str(spec.file or spec.root))
     use = ['train'] if held else [split] if split else list(spec.splits)
     gm = GetMask(spec.label_fn(use), spec.reader, spec.imagery.nodata)
     fns = sorted(f for s in use for f in spec.files(s))
     if held:   # the check's rule and training's (`spec_splitter`): valid.txt, or at random
         tf = L(spec_files(spec)); fns = sorted(tf[spec_splitter(spec, tf)(tf)[1]])
-        if rank == 0: print(f'--split valid: the validation images held out of train, as training holds them out{valid_split(spec)}', flush=True)
+        if rank == 0:
+            print(f'--split valid: the validation images held out of train, as training holds them '
+                  f'out{valid_split(spec)}', flush=True)
     if out is not None:   # the folders it reads are not written to: its pictures would be read as images next time
         ins = {Path(o).absolute() for f in fns for o in (f.parent, Path(gm.label_fn(f)).parent)}
         hit = [d for d in ins if Path(out).absolute().is_relative_to(d)]
-        if hit: raise ValueError(f'--out {out} is inside {hit[0]}, which holds images or masks being evaluated: choose a folder outside the data set')
+        if hit:
+            raise ValueError(f'--out {out} is inside {hit[0]}, which holds images or masks being evaluated: choose a '
+                             f'folder outside the data set')
     m = inference_model(model, cpu, engine, compile, trust_pickle)
     codes, void = spec.codes, m.void
     if list(codes) != list(m.codes):
-        raise DataError([f"the model's classes {list(m.codes)} are not those of the data set {list(codes)}: evaluate on data "
-                         f"labelled with the model's classes (same names, same order)"], str(spec.file or spec.root/'codes.txt'))
+        raise DataError([f"the model's classes {list(m.codes)} are not those of the data set {list(codes)}: "
+                         f"evaluate on data labelled with the model's classes (same names, same order)"],
+                         str(spec.file or spec.root/'codes.txt'))
     check_inputs(m, fns)   # images unlike the model's training images: refused, naming both
     fns, left = _not_trained_on(m, spec, fns, split, use, rank)
-    if check and rank == 0: check_spec(spec, splits=use, unreadable=[])   # files that cannot be read are skipped below, by name
-    n, ml = len(codes), getattr(m, 'multilabel', None)   # multi-label: a 2x2 matrix per class, from bit flags (chapter 02g)
+    # files that cannot be read are skipped below, by name
+    if check and rank == 0: check_spec(spec, splits=use, unreadable=[])
+    # multi-label: a 2x2 matrix per class, from bit flags (chapter 02g)
+    n, ml = len(codes), getattr(m, 'multilabel', None)
     cm, rows, skipped = np.zeros((n, 2, 2) if ml else (n, n), np.int64), [], []
     for fn, _, pred in predict_masks(m, fns[rank::ws], bs, tta, tile, overlap, progress=rank == 0, skipped=skipped,
                                        blend=blend):
         try: truth = gm(fn)
-        except Exception as e: skipped.append((Path(fn), f'its mask cannot be read ({type(e).__name__}: {e})')); continue
+        except Exception as e:
+            skipped.append((Path(fn), f'its mask cannot be read ({type(e).__name__}: {e})')); continue
         c = ml_image_confusion(pred, truth, n) if ml else image_confusion(pred, truth, n)
         cm += c
-        rows.append(dict(file=Path(fn).relative_to(spec.root).as_posix(), **(ml_image_scores(c) if ml else image_scores(c, void))))
+        rows.append(dict(file=Path(fn).relative_to(spec.root).as_posix(),
+                         **(ml_image_scores(c) if ml else image_scores(c, void))))
     parts = _gather((cm, rows, skipped))
     if rank != 0: return None
     cm, rows, skipped = sum(p[0] for p in parts), [r for p in parts for r in p[1]], [s for p in parts for s in p[2]]
-    if not rows: raise DataError([f'no image could be scored: ' + '; '.join(f'{f} ({why})' for f, why in skipped[:3])], str(spec.file or spec.root))
-    return _write_eval(m, spec.root, fns, gm, cm, rows, out, dict(model=str(model) if not isinstance(model, Learner) else 'Learner',
-                       data=str(spec.file or spec.root), split=split, scored=list(use), trained_on_left_out=left, processes=ws, engine=m.engine, bs=bs, tile=tile, overlap=overlap if tile else None,
+    if not rows:
+        raise DataError([f'no image could be scored: ' + '; '.join(f'{f} ({why})' for f, why in skipped[:3])],
+                        str(spec.file or spec.root))
+    return _write_eval(m, spec.root, fns, gm, cm, rows, out,
+                       dict(model=str(model) if not isinstance(model, Learner) else 'Learner',
+                       data=str(spec.file or spec.root), split=split, scored=list(use), trained_on_left_out=left,
+                       processes=ws, engine=m.engine, bs=bs, tile=tile, overlap=overlap if tile else None,
                        blend=blend if tile else None, tta=tta,
-                       skipped=[dict(file=Path(f).relative_to(spec.root).as_posix() if Path(f).is_relative_to(spec.root) else str(f), reason=why) for f, why in skipped]), t0, k)
+                       skipped=[dict(file=Path(f).relative_to(spec.root).as_posix() if Path(f).is_relative_to(spec.root)
+                                     else str(f), reason=why) for f, why in skipped]), t0, k)
 
 def _not_trained_on(m, spec, fns:list, split:str|None, use:list, rank:int)->tuple:
-    "(the images to score, how many the model trained on were left out): without a split named and no test split, those the model did not train on; else all, saying how many it trained on"
+    "(the images to score, how many the model trained on were left out), by the split named or the test split"
     where = str(spec.file or spec.root)
     seen = None if m.digests is None else {f for f in fns if image_digest(f) in m.digests}
     if split is None:
-        if seen is None: raise ValueError(f"{where} has no test split, and the model does not record its training images: say which images to score with "
-                                          f"--split (one of {list(spec.splits)}; split= in Python), or give a data set with a test: split")
-        if len(seen) == len(fns): raise ValueError(f"{where} has no test split, and the model trained on every one of its {len(fns)} images: scores of "
-                                                   f"them would flatter it; give a data set with a test: split, or --split {use[0]} to score them anyway")
-        if rank == 0: print(f"no test split in {where}: scoring the {len(fns) - len(seen)} images of {'/'.join(use)} that the model did not train on"
-                            f" ({len(seen)} it trained on left out; --split {use[0]} scores every one)", flush=True)
+        if seen is None:
+            raise ValueError(f"{where} has no test split, and the model does not record its training images: say which "
+                             f"images to score with --split (one of {list(spec.splits)}; split= in Python), or "
+                             f"give a data set with a test: split")
+        if len(seen) == len(fns):
+            raise ValueError(f"{where} has no test split, and the model trained on every one of its {len(fns)} "
+                             f"images: scores of them would flatter it; give a data set with a test: split, or "
+                             f"--split {use[0]} to score them anyway")
+        if rank == 0:
+            print(f"no test split in {where}: scoring the {len(fns) - len(seen)} images of {'/'.join(use)} that the "
+                  f"model did not train on ({len(seen)} it trained on left out; --split {use[0]} scores every one)",
+                  flush=True)
         return [f for f in fns if f not in seen], len(seen)
-    if seen and rank == 0: print(f"note: the model trained on {len(seen)} of the {len(fns)} images of split {split}: their scores flatter it", flush=True)
+    if seen and rank == 0:
+        print(f"note: the model trained on {len(seen)} of the {len(fns)} images of split {split}: their "
+              f"scores flatter it", flush=True)
     return fns, 0
 
 # %% ../nbs/05c_evaluate.ipynb #a4057a50
@@ -143,7 +172,8 @@ def _write_eval(m, data:Path, fns:list, gm, cm:np.ndarray, rows:list, out, how:d
     "per_class.csv, per_image.csv, iou.png, confusion.png, worst.png and eval.json from the summed confusion matrix"
     name = f"eval-{data.name}" + (f"-{how['split']}" if how.get('split') else '')
     src = Path(how['model']) if how['model'] != 'Learner' else Path('.')
-    out = Path(ifnone(out, (src if src.is_dir() and model_format(src) is None else src.parent)/name))   # in the run's folder
+    # in the run's folder
+    out = Path(ifnone(out, (src if src.is_dir() and model_format(src) is None else src.parent)/name))
     mark_output(out, 'segdist-eval')   # never read as images by a later walk (`image_files`)
     ml = getattr(m, 'multilabel', None)
     st = MultiLabelStats(len(m.codes)) if ml else SegStats(len(m.codes), m.void); st.cm = torch.as_tensor(cm)
@@ -156,17 +186,22 @@ def _write_eval(m, data:Path, fns:list, gm, cm:np.ndarray, rows:list, out, how:d
     if len(worst):
         wfns = [data/f for f in worst.file]
         trip = [(np.asarray(img), gm(fn), pred)
-                for fn, img, pred in predict_masks(m, wfns, how['bs'], how['tta'], how['tile'], how['overlap'] or 0.25, progress=False,
-                                                      blend=how.get('blend') or 'gaussian')]
-        plot_triplets(trip, ml_names(m.codes) if ml else m.codes, out/'worst.png', captions=[f'{f}: mIoU {r.miou:.3f}, acc {r.acc:.3f}' for f, r in zip(worst.file, worst.itertuples())])
+                for fn, img, pred in predict_masks(m, wfns, how['bs'], how['tta'], how['tile'], how['overlap'] or 0.25,
+                                                   progress=False, blend=how.get('blend') or 'gaussian')]
+        plot_triplets(trip, ml_names(m.codes) if ml else m.codes, out/'worst.png',
+                      captions=[f'{f}: mIoU {r.miou:.3f}, acc {r.acc:.3f}'
+                                for f, r in zip(worst.file, worst.itertuples())])
     res = dict(how, n_images=len(rows), seconds=round(time.time() - t0, 2),
-               metrics={k_: seg_metric_fns[k_](st) for k_ in (('miou', 'dice', 'fwiou') if ml else ('acc_all', 'acc_clss', 'miou', 'dice', 'fwiou'))})
+               metrics={k_: seg_metric_fns[k_](st) for k_ in (('miou', 'dice', 'fwiou') if ml
+                                                               else ('acc_all', 'acc_clss', 'miou', 'dice', 'fwiou'))})
     (out/'eval.json').write_text(json.dumps(res, indent=1))
     print(pc.to_string(index=False, float_format=lambda v: f'{v:.4f}'))
     sk = how.get('skipped') or []
-    print('\n' + ', '.join(f'{k_} {v:.4f}' for k_, v in res['metrics'].items()) + f"; {len(rows)} images in {res['seconds']:.1f} s "
-          f"on {how['processes']} process(es); worst: {', '.join(worst.file[:3])}\nwritten to {out}"
-          + (f"\n{len(sk)} image(s) skipped, not scored: " + '; '.join(f"{o['file']} ({o['reason']})" for o in sk) if sk else ''))
+    print('\n' + ', '.join(f'{k_} {v:.4f}' for k_, v in res['metrics'].items())
+          + f"; {len(rows)} images in {res['seconds']:.1f} s "
+            f"on {how['processes']} process(es); worst: {', '.join(worst.file[:3])}\nwritten to {out}"
+          + (f"\n{len(sk)} image(s) skipped, not scored: " + '; '.join(f"{o['file']} ({o['reason']})" for o in sk)
+             if sk else ''))
     return res
 
 # %% ../nbs/05c_evaluate.ipynb #1c9e0185
@@ -190,7 +225,8 @@ def segdist_eval(argv:list|None=None):
     "Console entry point `segdist-eval`, and what each process of `segdist-launch ... -m segdist_nb.evaluate` runs"
     a = eval_parser().parse_args(argv)
     setup_rank(timeout=a.timeout)
-    if num_distrib() > 1 and not dist.is_initialized():   # only to gather the results; a rank that dies stops the others
+    # only to gather the results; a rank that dies stops the others
+    if num_distrib() > 1 and not dist.is_initialized():
         dist.init_process_group('gloo', timeout=group_timeout())   # within --timeout
     try:
         overlap, blend = tile_args(a)

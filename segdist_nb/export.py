@@ -1,4 +1,4 @@
-"""`segdist-export MODEL OUT.onnx`: the trained U-Net as an ONNX graph for deployment, checked against PyTorch with onnxruntime.
+"""`segdist-export MODEL OUT.onnx`: the trained U-Net as an ONNX graph, checked against PyTorch with onnxruntime.
 
 Docs: https://segdist.github.io/segdist_nb/export.html.md"""
 
@@ -31,12 +31,14 @@ def onnx_agreement(module:nn.Module, # The PyTorch module that was exported
                    sizes:list, # (height, width) pairs to try, multiples of 32
                    seed:int=0, # Random inputs
                   )->dict:
-    "Largest logit difference between onnxruntime and PyTorch, and the share of pixels whose argmax agrees, on random inputs"
+    "Largest logit difference between onnxruntime and PyTorch, and the share of pixels whose argmax agrees"
     import onnxruntime as ort
-    sess = ort.InferenceSession(g.SerializeToString() if hasattr(g, 'SerializeToString') else str(g), providers=['CPUExecutionProvider'])
+    sess = ort.InferenceSession(g.SerializeToString() if hasattr(g, 'SerializeToString') else str(g),
+                                providers=['CPUExecutionProvider'])
     gen, diff, agree, n = torch.Generator().manual_seed(seed), 0., 0, 0
     for h, w in sizes:
-        x = torch.rand(2, getattr(module, 'mean', torch.zeros(1, 3)).shape[1], h, w, generator=gen)   # the model's bands
+        # the model's bands
+        x = torch.rand(2, getattr(module, 'mean', torch.zeros(1, 3)).shape[1], h, w, generator=gen)
         with torch.no_grad(): ref = module(x).numpy()
         out = sess.run(None, {'image': x.numpy()})[0]
         diff = max(diff, float(np.abs(out - ref).max()))
@@ -54,22 +56,33 @@ def export_onnx(model, # A run's `model.pkl`, or a `Learner`
                 trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): a pickle runs any code it holds
                 **kwargs, # Passed to `quantize_int8` (n_calib, min_agree, ...)
                )->dict: # What the checks measured
-    "Write the model as ONNX (input RGB 0..1 with the normalisation inside, dynamic batch/height/width) with its classes in the metadata"
+    "Write the model as ONNX (`onnx_proto`), checked against PyTorch, optionally quantized to int8"
     import onnx
-    if int8 and data is None: raise ValueError('int8 needs the data set whose training images calibrate it: pass --data DIR (data= in Python)')
+    if int8 and data is None:
+        raise ValueError('int8 needs the data set whose training images calibrate it: '
+                         'pass --data DIR (data= in Python)')
     fn = Path(fn)
     if fn.is_dir(): raise ValueError(f'{fn} is a folder: give the .onnx file to write, e.g. {fn/"model.onnx"}')
-    if fn.suffix.lower() != '.onnx': raise ValueError(f'{fn}: give the file to write a name ending in .onnx (the file is ONNX, and this keeps a model.pkl from being written over)')
-    if not fn.parent.exists() and fn.parent.parent.is_file(): raise ValueError(f'{fn.parent} cannot be created: {fn.parent.parent} is a file')
+    if fn.suffix.lower() != '.onnx':
+        raise ValueError(f'{fn}: give the file to write a name ending in .onnx (the file is ONNX, and this keeps a '
+                         f'model.pkl from being written over)')
+    if not fn.parent.exists() and fn.parent.parent.is_file():
+        raise ValueError(f'{fn.parent} cannot be created: {fn.parent.parent} is a file')
     m = inference_model(model, cpu=True, engine='torch', trust_pickle=trust_pickle)
-    if int8 and getattr(m, 'multilabel', None): raise ValueError('--int8 is checked by the agreement of single-label masks: export a multi-label model in fp32 (leave --int8 out)')
+    if int8 and getattr(m, 'multilabel', None):
+        raise ValueError('--int8 is checked by the agreement of single-label masks: export a multi-label model in fp32 '
+                         '(leave --int8 out)')
     g = onnx_proto(m, opset)
-    fixed = any(p.key == 'fixed' for p in g.metadata_props)   # a graph of the training size only (PSPNet's and UPerNet's pooling)
-    sz = tuple(-(-s // 32) * 32 for s in m.sz)   # the graph takes multiples of 32 (`OnnxModel.padded`): checked at the training size rounded up to one
-    res = onnx_agreement(NormalizedModel(m.model, m.mean.cpu(), m.std.cpu()).eval(), g, [sz] + ([] if fixed else [(sz[0] + 32, 2 * sz[1])])) if check else {}
+    # a graph of the training size only (PSPNet's and UPerNet's pooling)
+    fixed = any(p.key == 'fixed' for p in g.metadata_props)
+    # the graph takes multiples of 32 (`OnnxModel.padded`): checked at the training size rounded up to one
+    sz = tuple(-(-s // 32) * 32 for s in m.sz)
+    res = onnx_agreement(NormalizedModel(m.model, m.mean.cpu(), m.std.cpu()).eval(), g,
+                         [sz] + ([] if fixed else [(sz[0] + 32, 2 * sz[1])])) if check else {}
     if check and (res['max_abs_diff'] > tol or res['argmax_agreement'] < 0.999):
-        raise ValueError(f"{fn}: onnxruntime disagrees with PyTorch (largest logit difference {res['max_abs_diff']:.2e}, argmax "
-                         f"agreement {res['argmax_agreement']:.4%}): report it with your torch and onnxruntime versions")
+        raise ValueError(f"{fn}: onnxruntime disagrees with PyTorch (largest logit difference "
+                         f"{res['max_abs_diff']:.2e}, argmax agreement {res['argmax_agreement']:.4%}): report it with "
+                         f"your torch and onnxruntime versions")
     if int8:
         g, q = quantize_int8(g, data, **kwargs)
         res['int8'] = q
@@ -77,8 +90,11 @@ def export_onnx(model, # A run's `model.pkl`, or a `Learner`
     tmp = fn.with_name(fn.name + '.tmp')
     try: onnx.save(g, str(tmp)); os.replace(tmp, fn)   # whole or not at all
     except OSError as e:
-        raise OSError(f"{fn} could not be written: " + (f"the disk of {fn.parent} is full ({e.strerror}): free space there, or write the file elsewhere"
-                      if e.errno == errno.ENOSPC else f"{e.strerror or e}: check that {fn.parent} can be written")) from None
+        raise OSError(f"{fn} could not be written: "
+                      + (f"the disk of {fn.parent} is full ({e.strerror}): free space there, "
+                         f"or write the file elsewhere"
+                         if e.errno == errno.ENOSPC else f"{e.strerror or e}: check that {fn.parent} can be written")
+                     ) from None
     finally: tmp.unlink(missing_ok=True)   # nothing torn left behind
     return res
 
@@ -101,10 +117,11 @@ def int8_scores(f32, # The fp32 model (`OnnxModel`)
                 bs:int=8, # Images per batch
                 sure:float=0.9, # fp32's class probability from which a pixel counts as one it is sure of
                )->dict:
-    "fp32's and int8's masks of `val` side by side: the mean IoU and each class's IoU of both, their agreement, and the share of the pixels fp32 is sure of whose class int8 changes"
+    "fp32's and int8's masks of `val` side by side: mean and class IoUs, agreement, and the sure pixels int8 changes"
     n = len(f32.codes)
     cm32, cm8, agree, tot, n_sure, flips = np.zeros((n, n), np.int64), np.zeros((n, n), np.int64), 0, 0, 0, 0
-    for (fn, _, p), (_, _, q) in zip(predict_masks(f32, val, bs, progress=False, probs=True), predict_masks(i8, val, bs, progress=False, probs=True)):
+    for (fn, _, p), (_, _, q) in zip(predict_masks(f32, val, bs, progress=False, probs=True),
+                                     predict_masks(i8, val, bs, progress=False, probs=True)):
         a, b, t = p.argmax(0).numpy(), q.argmax(0).numpy(), gm(fn)
         cm32 += image_confusion(a, t, n); cm8 += image_confusion(b, t, n)
         s = (p.max(0).values >= sure).numpy()
@@ -112,26 +129,34 @@ def int8_scores(f32, # The fp32 model (`OnnxModel`)
     iou = lambda cm: _stats(cm, f32.void).per_class().set_index('cls').iou
     i32, i8_ = iou(cm32), iou(cm8)
     cls = [c for c in range(n) if c != f32.void and cm32[c].sum() > 0]   # classes present in the validation masks
-    return dict(check_images=len(val), argmax_agreement=agree / tot, miou_fp32=_miou(cm32, f32.void), miou_int8=_miou(cm8, f32.void),
-                class_iou={f32.codes[c]: [float(i32[c]), float(i8_[c])] for c in cls}, sure=sure, sure_pixels=n_sure / tot,
+    return dict(check_images=len(val), argmax_agreement=agree / tot, miou_fp32=_miou(cm32, f32.void),
+                miou_int8=_miou(cm8, f32.void),
+                class_iou={f32.codes[c]: [float(i32[c]), float(i8_[c])] for c in cls}, sure=sure,
+                sure_pixels=n_sure / tot,
                 sure_flips=flips / max(n_sure, 1))
 
 # %% ../nbs/05d_export.ipynb #4fbda1ea
-int8_limits = dict(max_miou_drop=0.005, max_class_drop=0.02, max_sure_flips=0.005)   # what `int8_verdict` allows, by default
+# what `int8_verdict` allows, by default
+int8_limits = dict(max_miou_drop=0.005, max_class_drop=0.02, max_sure_flips=0.005)
 
 def int8_verdict(s:dict, # From `int8_scores`
                  max_miou_drop:float=0.005, # Mean IoU: the most it may fall
                  max_class_drop:float=0.02, # Each class's IoU: the most it may fall
                  max_sure_flips:float=0.005, # The most of fp32's sure pixels whose class may change
-                 min_agree:float|None=None, # Optionally, the least share of all pixels that must agree (the old criterion)
+                 min_agree:float|None=None, # Optionally, the least share of all pixels that must agree (old criterion)
                 )->list: # Why the int8 model is refused; empty when it is accepted
-    "What in `s` an int8 model may not do: lose mean IoU or a class's IoU beyond a tolerance, or change pixels fp32 is sure of; uncertain pixels may flip"
+    "What in `s` an int8 model may not do: lose mean or class IoU beyond a tolerance, or change pixels fp32 is sure of"
     why = []
-    if s['miou_fp32'] - s['miou_int8'] > max_miou_drop: why.append(f"mean IoU falls from {s['miou_fp32']:.4f} to {s['miou_int8']:.4f} (more than {max_miou_drop})")
+    if s['miou_fp32'] - s['miou_int8'] > max_miou_drop:
+        why.append(f"mean IoU falls from {s['miou_fp32']:.4f} to {s['miou_int8']:.4f} (more than {max_miou_drop})")
     for c, (a, b) in s['class_iou'].items():
-        if a - b > max_class_drop: why.append(f"class {c!r}'s IoU falls from {a:.4f} to {b:.4f} (more than {max_class_drop})")
-    if s['sure_flips'] > max_sure_flips: why.append(f"{s['sure_flips']:.2%} of the pixels fp32 is {s['sure']:.0%} sure of change class (more than {max_sure_flips:.1%})")
-    if min_agree is not None and s['argmax_agreement'] < min_agree: why.append(f"{s['argmax_agreement']:.2%} of the pixels agree, under the {min_agree:.2%} asked")
+        if a - b > max_class_drop:
+            why.append(f"class {c!r}'s IoU falls from {a:.4f} to {b:.4f} (more than {max_class_drop})")
+    if s['sure_flips'] > max_sure_flips:
+        why.append(f"{s['sure_flips']:.2%} of the pixels fp32 is {s['sure']:.0%} sure of change class (more than "
+                   f"{max_sure_flips:.1%})")
+    if min_agree is not None and s['argmax_agreement'] < min_agree:
+        why.append(f"{s['argmax_agreement']:.2%} of the pixels agree, under the {min_agree:.2%} asked")
     return why
 
 # %% ../nbs/05d_export.ipynb #ccecf6a6
@@ -145,29 +170,37 @@ def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
                   seed:int=0, # Which calibration images
                   images:str|None=None, # Image folder of today's layout
                   labels:str|None=None, # Mask path template of today's layout
-                  calib:list|None=None, # The calibration images themselves, instead of `n_calib` drawn from the training images
-                  keep_float:str='ends', # 'ends': the first and last convolutions stay in float (the image's input and the class scores); 'none': every one int8
+                  calib:list|None=None, # The calibration images, instead of `n_calib` drawn from the training images
+                  keep_float:str='ends', # 'ends': the first and last convolutions stay float; 'none': every one int8
                   **limits, # Of `int8_verdict`: max_miou_drop, max_class_drop, max_sure_flips, min_agree
                  )->tuple: # (the int8 graph, what the check measured)
-    "Static int8 (QDQ) quantization of `g` with onnxruntime, calibrated on the data set's training images; refused when its validation masks lose quality"
+    "Static int8 (QDQ) quantization of `g` with onnxruntime, refused when its validation masks lose quality"
     import onnx
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
     f32 = OnnxModel(g, cpu=True)
     trn, val, spec = calib_files(data, images, labels)
     if list(spec.codes) != list(f32.codes):
-        raise ValueError(f"the model's classes {f32.codes} are not those of the data set {list(spec.codes)} ({data}): calibrate on the data it was trained on")
-    if not val: raise ValueError(f'{data}: no validation images to check the int8 model on: give a data set with a validation split')
-    check_inputs(f32, trn + val + list(calib or []))   # calibrated and checked on images like the training images, or refused naming both
-    cal = calib if calib is not None else [trn[i] for i in sorted(np.random.default_rng(seed).permutation(len(trn))[:n_calib])]
+        raise ValueError(f"the model's classes {f32.codes} are not those of the data set {list(spec.codes)} ({data}): "
+                         f"calibrate on the data it was trained on")
+    if not val:
+        raise ValueError(f'{data}: no validation images to check the int8 model on: give a data set with a '
+                         f'validation split')
+    # calibrated and checked on images like the training images, or refused naming both
+    check_inputs(f32, trn + val + list(calib or []))
+    cal = (calib if calib is not None
+           else [trn[i] for i in sorted(np.random.default_rng(seed).permutation(len(trn))[:n_calib])])
     class Reader(CalibrationDataReader):
-        def __init__(self): self.it = (dict(image=f32.padded(image_batch([f32.reader(f)[1]], f32.sz)).numpy()) for f in cal)
+        def __init__(self): self.it = (dict(image=f32.padded(image_batch([f32.reader(f)[1]], f32.sz)).numpy())
+                                       for f in cal)
         def get_next(self): return next(self.it, None)
     with tempfile.TemporaryDirectory() as d, warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        lvl = logging.getLogger().level; logging.getLogger().setLevel(logging.ERROR)   # its notes on BatchNorms that no convolution precedes
+        # its notes on BatchNorms that no convolution precedes
+        lvl = logging.getLogger().level; logging.getLogger().setLevel(logging.ERROR)
         try:
-            quant_pre_process(g, f'{d}/pre.onnx', skip_symbolic_shape=True)   # BatchNorm folded into convolutions, shapes inferred
+            # BatchNorm folded into convolutions, shapes inferred
+            quant_pre_process(g, f'{d}/pre.onnx', skip_symbolic_shape=True)
             convs = [n.name for n in onnx.load(f'{d}/pre.onnx').graph.node if n.op_type == 'Conv']
             keep = [convs[0], convs[-1]] if keep_float == 'ends' and convs else []
             quantize_static(f'{d}/pre.onnx', f'{d}/int8.onnx', Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
@@ -176,11 +209,13 @@ def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
         q = onnx.load(f'{d}/int8.onnx')
     res = int8_scores(f32, OnnxModel(q, cpu=True), val, GetMask(spec.label_fn(), spec.reader, spec.imagery.nodata), bs)
     lim = {**int8_limits, **limits}
-    res.update(calibration_images=len(cal), limits=lim, scheme=f"QDQ, int8 weights per channel, uint8 activations, MinMax calibration; "
-               f"{'first and last convolutions in float' if keep else 'every convolution int8'}")
+    res.update(calibration_images=len(cal), limits=lim,
+               scheme=f"QDQ, int8 weights per channel, uint8 activations, MinMax calibration; "
+                      f"{'first and last convolutions in float' if keep else 'every convolution int8'}")
     if why := int8_verdict(res, **lim):
-        raise ValueError(f"int8 is refused on {len(val)} validation images: " + '; '.join(why) + f" (pixels agreeing with fp32: {res['argmax_agreement']:.2%}). "
-                         "Nothing written: calibrate on more images (--calib), or deploy the fp32 export")
+        raise ValueError(f"int8 is refused on {len(val)} validation images: " + '; '.join(why)
+                         + f" (pixels agreeing with fp32: {res['argmax_agreement']:.2%}). "
+                           "Nothing written: calibrate on more images (--calib), or deploy the fp32 export")
     for p in g.metadata_props: q.metadata_props.add(key=p.key, value=p.value)
     q.metadata_props.add(key='int8', value=json.dumps(res))
     return q, res
@@ -215,15 +250,21 @@ def segdist_export(argv:list|None=None, # Command-line arguments (default: the p
     "Console entry point `segdist-export`: export a trained model to ONNX and check it"
     a = export_parser().parse_args(argv)
     model, out, opset, no_check, int8, data, calib = a.model, a.out, a.opset, a.no_check, a.int8, a.data, a.calib
-    max_miou_drop, max_class_drop, max_sure_flips, min_agreement = a.max_miou_drop, a.max_class_drop, a.max_sure_flips, a.min_agreement
-    lim = dict(max_miou_drop=max_miou_drop, max_class_drop=max_class_drop, max_sure_flips=max_sure_flips, min_agree=min_agreement)
-    try: res = export_onnx(model, out, opset, check=not no_check, int8=int8, data=data, n_calib=calib, trust_pickle=a.trust_pickle, **(lim if int8 else {}))
-    except (ValueError, OSError, ImportError) as e: print(f'segdist-export: error: {e}', file=sys.stderr); raise SystemExit(2)
-    if 'max_abs_diff' in res: print(f"checked with onnxruntime: largest |ONNX - PyTorch| logit {res['max_abs_diff']:.2e}, argmax agreement "
-                                    f"{res['argmax_agreement']:.4%} of pixels, at sizes {res['sizes']}")
+    max_miou_drop, max_class_drop, max_sure_flips, min_agreement = (a.max_miou_drop, a.max_class_drop, a.max_sure_flips,
+                                                                    a.min_agreement)
+    lim = dict(max_miou_drop=max_miou_drop, max_class_drop=max_class_drop, max_sure_flips=max_sure_flips,
+               min_agree=min_agreement)
+    try:
+        res = export_onnx(model, out, opset, check=not no_check, int8=int8, data=data, n_calib=calib,
+                          trust_pickle=a.trust_pickle, **(lim if int8 else {}))
+    except (ValueError, OSError, ImportError) as e:
+        print(f'segdist-export: error: {e}', file=sys.stderr); raise SystemExit(2)
+    if 'max_abs_diff' in res:
+        print(f"checked with onnxruntime: largest |ONNX - PyTorch| logit {res['max_abs_diff']:.2e}, argmax agreement "
+              f"{res['argmax_agreement']:.4%} of pixels, at sizes {res['sizes']}")
     if 'int8' in res:
         q = res['int8']
-        print(f"int8 (calibrated on {q['calibration_images']} training images), on {q['check_images']} validation images: mean IoU fp32 "
-              f"{q['miou_fp32']:.4f}, int8 {q['miou_int8']:.4f}; pixels agreeing {q['argmax_agreement']:.2%}, of those fp32 is 90% sure of "
-              f"{1 - q['sure_flips']:.2%}; {q['scheme']}")
+        print(f"int8 (calibrated on {q['calibration_images']} training images), on {q['check_images']} validation "
+              f"images: mean IoU fp32 {q['miou_fp32']:.4f}, int8 {q['miou_int8']:.4f}; pixels agreeing "
+              f"{q['argmax_agreement']:.2%}, of those fp32 is 90% sure of {1 - q['sure_flips']:.2%}; {q['scheme']}")
     print(f'wrote {out}')

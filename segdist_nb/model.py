@@ -42,7 +42,8 @@ def void_idx(void:int|str|None, # Void class: its index, its name in `codes`, or
     "Index of the void class, checked against `codes`"
     if void is None: return None
     if isinstance(void, str):
-        if void not in codes: raise ValueError(f'void class {void!r} is not one of the codes {list(codes)}: pass its name or index')
+        if void not in codes:
+            raise ValueError(f'void class {void!r} is not one of the codes {list(codes)}: pass its name or index')
         return list(codes).index(void)
     if not 0 <= int(void) < len(codes): raise ValueError(f'void={void} is not a class index 0..{len(codes)-1}')
     return int(void)
@@ -71,10 +72,12 @@ def check_weights(weights:list|str|None, # A list, 'median_freq', or None
                  )->list|str|None:
     "`weights` as floats (or 'median_freq' / None), with a clear error when it cannot be class weights for `codes`"
     if weights is None or weights == 'median_freq': return weights
-    if isinstance(weights, str): raise ValueError(f"class weights {weights!r}: pass a list of {len(codes)} numbers, 'median_freq' or None")
+    if isinstance(weights, str):
+        raise ValueError(f"class weights {weights!r}: pass a list of {len(codes)} numbers, 'median_freq' or None")
     weights = [float(o) for o in weights]
     if len(weights) != len(codes):
-        raise ValueError(f'{len(weights)} class weights for {len(codes)} classes {list(codes)}: give one weight per class')
+        raise ValueError(f'{len(weights)} class weights for {len(codes)} classes {list(codes)}: '
+                         f'give one weight per class')
     return weights
 
 # %% ../nbs/03_model.ipynb #1a1be3ef
@@ -93,7 +96,8 @@ def class_weights(dls:DataLoaders, # The data, for its training masks
         ds = dls.train_ds
         idx = np.random.default_rng(seed).permutation(len(ds))[:n_sample]
         dl = dls.train
-        if getattr(dl, 'cache', None) is not None: masks = list(dl.cache.msks[np.sort(dl.rows[idx])])   # mapped, not decoded
+        # mapped, not decoded
+        if getattr(dl, 'cache', None) is not None: masks = list(dl.cache.msks[np.sort(dl.rows[idx])])
         else: masks = [np.asarray(ds.tls[1][int(i)]) for i in idx]
         weights = median_freq_weights(masks, n, void)
         if verbose and rank_distrib() == 0:
@@ -118,7 +122,8 @@ def seg_precision(precision:str='auto', # One of `precisions`
     if precision not in precisions: raise ValueError(f'precision={precision!r}: choose one of {precisions}')
     device = torch.device(ifnone(device, default_device()))
     if precision == 'fp16' and device.type != 'cuda':
-        raise ValueError(f"precision='fp16' (--precision fp16) on {device.type}: fp16 training needs a GPU; use 'bf16' (fast where the CPU has AVX512-BF16 or AMX) or 'fp32'")
+        raise ValueError(f"precision='fp16' (--precision fp16) on {device.type}: fp16 training needs a GPU; use 'bf16' "
+                         f"(fast where the CPU has AVX512-BF16 or AMX) or 'fp32'")
     if precision != 'auto': return precision
     if device.type != 'cuda': return 'bf16' if cpu_bf16() else 'fp32'
     return 'bf16' if torch.cuda.is_bf16_supported() else 'fp16'
@@ -130,8 +135,11 @@ def precision_note(precision:str, # As asked (`precisions`)
     "Which precision a run trains in, and why, in a line"
     p, d = seg_precision(precision, device), torch.device(ifnone(device, default_device()))
     if precision != 'auto': return f'{p} (--precision {precision})'
-    if d.type == 'cuda': return f"{p} mixed precision (auto: the GPU {'computes bf16' if p == 'bf16' else 'has no bf16; fp16 with a loss scale'})"
-    return (f'bf16 mixed precision (auto: this CPU computes bf16 natively, {cpu_bf16()}, about twice as fast as fp32; --precision fp32 to turn it off)'
+    if d.type == 'cuda':
+        return (f"{p} mixed precision (auto: the GPU "
+                f"{'computes bf16' if p == 'bf16' else 'has no bf16; fp16 with a loss scale'})")
+    return (f'bf16 mixed precision (auto: this CPU computes bf16 natively, {cpu_bf16()}, about twice as fast as fp32; '
+            f'--precision fp32 to turn it off)'
             if p == 'bf16' else 'fp32 (auto: this CPU has no native bf16, AMX or AVX512-BF16, so bf16 would be slower)')
 
 # %% ../nbs/03_model.ipynb #3ed1cb90
@@ -140,8 +148,8 @@ def precision_option(p:argparse.ArgumentParser, # A command's parser
                     )->argparse.ArgumentParser:
     "Add `--precision`, one of `precisions`, as `seg_precision` reads it"
     p.add_argument('--precision', choices=precisions, default=default,
-                   help="auto (the default): bf16 on GPUs that have it, else fp16; on CPUs bf16 where the CPU computes it natively "
-                        "(AVX512-BF16 or AMX: about twice as fast as fp32), else fp32")
+                   help="auto (the default): bf16 on GPUs that have it, else fp16; on CPUs bf16 where the CPU computes "
+                        "it natively (AVX512-BF16 or AMX: about twice as fast as fp32), else fp32")
     return p
 
 # %% ../nbs/03_model.ipynb #0ba0b1ef
@@ -151,13 +159,14 @@ class SegMixedPrecision(MixedPrecision):
         dev = torch.device(ifnone(self.dls.device, default_device()))
         if dev.type == 'cuda': return super().before_fit()
         if self.amp_mode != AMPMode.BF16: seg_precision(self.amp_mode.value, dev)   # fp16 off a GPU: the error above
-        self.autocast, self.learn.scaler, self.scales = torch.autocast(dev.type, dtype=torch.bfloat16), torch.amp.GradScaler(dev.type, enabled=False), L()
+        self.autocast, self.learn.scaler, self.scales = (torch.autocast(dev.type, dtype=torch.bfloat16),
+                                                         torch.amp.GradScaler(dev.type, enabled=False), L())
 
 # %% ../nbs/03_model.ipynb #49792ffd
 def body_weights(arch:Callable, # A torchvision architecture fastai can cut (e.g. `resnet34`)
                  fn:Path|str, # A state dict of the whole model (its classifier may be missing)
                 )->dict:
-    "The state dict of `arch`'s encoder (fastai's `cut_model`) from `fn`; refused, naming the keys, when the file does not fit"
+    "The state dict of `arch`'s encoder (fastai's `cut_model`) from `fn`, refused naming the keys when it does not fit"
     m = arch(weights=None)
     cut = model_meta.get(arch, {}).get('cut', None) or len(list(m.children())) - 2
     keep = [n for n, _ in m.named_children()][:cut] if isinstance(cut, int) else [n for n, _ in m.named_children()]
@@ -172,8 +181,9 @@ def load_encoder(learn:Learner, # A U-Net learner whose encoder is `learn.model[
                  arch:Callable, # The torchvision architecture the encoder was cut from
                  fn:Path, # State dict of `arch`
                 ):
-    "Fill the U-Net's encoder from a state dict of the whole `arch`, then freeze it like fastai does for pretrained models"
-    learn.model[0].load_state_dict(adapt_in_chans(body_weights(arch, fn), learn.model[0].state_dict()))   # other than 3 bands: timm's adaptation
+    "Fill the U-Net's encoder from a state dict of the whole `arch`, then freeze it as fastai does pretrained models"
+    # other than 3 bands: timm's adaptation
+    learn.model[0].load_state_dict(adapt_in_chans(body_weights(arch, fn), learn.model[0].state_dict()))
     learn.freeze()
 
 # %% ../nbs/03_model.ipynb #85637778
@@ -183,7 +193,7 @@ def check_pretrained(w:Weights|None, # Fetched weights (`fetch_weights`), or Non
                      n_out:int, # Classes
                      n_in:int=3, # Input bands
                     ):
-    "Refuse weights that do not fit the model, naming the keys (or the earlier run's model), before a run starts: only the encoder is built"
+    "Refuse weights that do not fit the model, naming the keys (or the earlier run's model), before a run starts"
     if w is None: return
     decoder, tn = check_decoder(decoder), timm_name(arch)
     if w.source == 'run': check_run(read_run(w.path, w.trust), arch, decoder)
@@ -208,43 +218,50 @@ def seg_opt(params, # Parameter groups, from the learner's splitter
 
 # %% ../nbs/03_model.ipynb #a56c650b
 class DeviceSmoothLoss(AvgSmoothLoss):
-    "fastai's `AvgSmoothLoss` kept on the device, this process's losses: no copy to the host, no gather across processes, per batch"
+    "fastai's `AvgSmoothLoss` of this process's losses kept on the device, with no copy to the host and no gather"
     def accumulate(self, learn):
         self.count += 1
         l = learn.loss.detach().mean().float()
         self.val = torch.lerp(l, self.val.to(l.device), self.beta)
-    def __getstate__(self): return {**self.__dict__, 'val': self.val.detach().cpu()}   # pickled (model.pkl) from the host
+    # pickled (model.pkl) from the host
+    def __getstate__(self): return {**self.__dict__, 'val': self.val.detach().cpu()}
 
 # %% ../nbs/03_model.ipynb #51ef4a1c
 class BarProgressCallback(ProgressCallback):
     "fastai's progress bars, with the smoothed loss read into the comment at most once a second instead of every batch"
     @property
-    def name(self): return 'progress'   # as `ProgressCallback`, so that `learn.no_bar()` and `detach_distributed` find it
+    # as `ProgressCallback`, so that `learn.no_bar()` and `detach_distributed` find it
+    def name(self): return 'progress'
     def after_batch(self):
         self.pbar.update(self.iter + 1)
         t = time.monotonic()
-        if hasattr(self, 'smooth_loss') and t - getattr(self, '_shown', 0) >= 1: self._shown = t; self.pbar.comment = f'{self.smooth_loss.item():.4f}'
+        if hasattr(self, 'smooth_loss') and t - getattr(self, '_shown', 0) >= 1:
+            self._shown = t; self.pbar.comment = f'{self.smooth_loss.item():.4f}'
 
 # %% ../nbs/03_model.ipynb #4c4a3f89
 class HostLosses(Callback):
-    "The recorder's smoothed losses, kept on the device during an epoch, read to the host at its end in one copy; a loader's kept worker processes stopped at the end of a fit"
+    "The recorder's smoothed losses kept on the device during an epoch and read to the host at its end in one copy"
     order = Recorder.order + 1   # after the recorder
     def before_fit(self): self.done = 0
     def _read(self):
         ls = self.recorder.losses
-        if len(ls) > self.done: ls[self.done:] = torch.stack([torch.as_tensor(o).float() for o in ls[self.done:]]).tolist()
+        if len(ls) > self.done:
+            ls[self.done:] = torch.stack([torch.as_tensor(o).float() for o in ls[self.done:]]).tolist()
         self.done = len(ls)
     def after_epoch(self): self._read()
     def after_fit(self):
         self._read()
-        if torch.is_tensor(getattr(self.learn, 'smooth_loss', None)): self.learn.smooth_loss = self.learn.smooth_loss.detach().cpu()   # not a GPU tensor in model.pkl
+        # not a GPU tensor in model.pkl
+        if torch.is_tensor(getattr(self.learn, 'smooth_loss', None)):
+            self.learn.smooth_loss = self.learn.smooth_loss.detach().cpu()
         for dl in self.dls.loaders: close_workers(dl)
 
 # %% ../nbs/03_model.ipynb #a4831702
 def sync_free(learn:Learner)->Learner:
-    "`learn` with a smoothed loss kept on the device, read to the host once per epoch, and a progress bar that reads it once a second"
+    "`learn` with a smoothed loss kept on the device, read to the host once per epoch (the bar reads it once a second)"
     learn.recorder.smooth_loss = DeviceSmoothLoss(learn.recorder.smooth_loss.beta)
-    if type(getattr(learn, 'progress', None)) is ProgressCallback:   # fastai's own; chapter 04's one-line logs read nothing per batch
+    # fastai's own; chapter 04's one-line logs read nothing per batch
+    if type(getattr(learn, 'progress', None)) is ProgressCallback:
         learn.remove_cb(learn.progress); learn.add_cb(BarProgressCallback())
     if not hasattr(learn, 'host_losses'): learn.add_cb(HostLosses())
     return learn
@@ -263,7 +280,7 @@ def no_bar(self:Learner):
 # %% ../nbs/03_model.ipynb #b5664fc0
 def image_digest(fn:Path|str, # An image file
                 )->str:
-    "A digest of an image file: its size and 8 blocks of 4 KiB spread over it (the whole file when smaller), which tells a copy of it from another image"
+    "A digest of an image file from its size and 8 blocks of 4 KiB spread over it, which tells copies from others"
     fn = Path(fn); n = fn.stat().st_size
     h = hashlib.sha1(str(n).encode())
     with open(fn, 'rb') as f:
@@ -274,27 +291,31 @@ def image_digest(fn:Path|str, # An image file
 
 # %% ../nbs/03_model.ipynb #354fe96a
 class TrainingRecord:
-    "What a learner trained on, exported with it: its images' `Imagery`, their band statistics, and the digests of its training images"
+    "What a learner trained on, exported with it: its images' `Imagery`, band statistics and training images' digests"
     def __init__(self, imagery:dict|None=None, # `Imagery.to_dict()` of the training images; None: not known
                  files:list=(), # The training images (their digests are computed when the record is pickled)
                  stats:dict|None=None, # Band statistics (`band_stats`) of bands at their depth
-                ): self.imagery, self.files, self.stats, self._digests, self.n = imagery, [str(f) for f in files], stats, None, len(files)
+                ): self.imagery, self.files, self.stats, self._digests, self.n = (imagery, [str(f) for f in files],
+                                                                                  stats, None, len(files))
     @classmethod
     def of(cls, dls:DataLoaders)->TrainingRecord:
         "The record of `dls`'s training images (their `Imagery` when `seg_dls` made the loaders)"
         spec = getattr(dls, 'spec', None)
-        return cls(spec.imagery.to_dict() if spec is not None else None, list(dls.train_ds.items), getattr(dls, 'stats', None))
+        return cls(spec.imagery.to_dict() if spec is not None else None, list(dls.train_ds.items),
+                   getattr(dls, 'stats', None))
     @property
     def digests(self)->set:
         "The training images' `image_digest`s"
         if self._digests is None: self._digests = {image_digest(f) for f in self.files if Path(f).is_file()}
         return self._digests
-    def __getstate__(self): return dict(imagery=self.imagery, stats=self.stats, n=self.n, files=[], _digests=self.digests)   # the digests, not the paths
+    # the digests, not the paths
+    def __getstate__(self): return dict(imagery=self.imagery, stats=self.stats, n=self.n, files=[],
+                                        _digests=self.digests)
     def __repr__(self): return f'TrainingRecord({self.imagery}, {self.n} training images)'
 
 # %% ../nbs/03_model.ipynb #5e706956
 def _encoder_norm(dls:DataLoaders, stats:tuple, name:str):
-    "Normalise `dls` with the statistics an encoder's weights were trained with, when they are not ImageNet's (they travel in model.pkl)"
+    "Normalise `dls` with the statistics an encoder's weights were trained with, when they are not ImageNet's"
     norm = batch_part(dls, Normalize)
     if norm is None or stats[0] is None or np.allclose(norm.mean.flatten().cpu(), stats[0], atol=1e-3): return
     new = Normalize.from_stats(*stats, cuda=False)
@@ -306,7 +327,7 @@ def _learner_kwargs(kwargs:dict)->dict:
     return {k: kwargs.pop(k) for k in list(kwargs) if k in inspect.signature(Learner).parameters}
 
 def dls_bands(dls:DataLoaders)->int:
-    "The number of input channels of `dls`'s batches: its bands (`ScaleBands`), or 3 for 8-bit pictures (fastai makes every one RGB)"
+    "The number of input channels of `dls`'s batches: its bands (`ScaleBands`), or 3 for 8-bit pictures (RGB)"
     sb = batch_part(dls, ScaleBands)
     return 3 if sb is None else len(sb.lo)
 
@@ -314,55 +335,67 @@ def dls_bands(dls:DataLoaders)->int:
 def _pictures(dls)->bool: return batch_part(dls, ScaleBands) is None
 
 def _timm_learner(dls, name, n, fn, self_attention, wstats=None, **kwargs)->Learner:
-    "fastai's `unet_learner`, on a timm encoder: `DynamicUnet`, `Learner` with the encoder's parameter groups, the encoder's normalisation"
+    "fastai's `unet_learner` on a timm encoder: `DynamicUnet` in a `Learner` with the encoder's groups and statistics"
     lk = _learner_kwargs(kwargs)
-    model, at, stats = timm_unet(name, n, dls.one_batch()[0].shape[-2:], fn, n_in=dls_bands(dls), self_attention=self_attention, **kwargs)
-    learn = Learner(dls, model, splitter=partial(unet_split, at=at), moms=(0.95, 0.85, 0.95), **lk)   # unet_learner's moms
+    model, at, stats = timm_unet(name, n, dls.one_batch()[0].shape[-2:], fn, n_in=dls_bands(dls),
+                                 self_attention=self_attention, **kwargs)
+    # unet_learner's moms
+    learn = Learner(dls, model, splitter=partial(unet_split, at=at), moms=(0.95, 0.85, 0.95), **lk)
     if fn is not None:
-        if _pictures(dls): _encoder_norm(dls, ifnone(wstats, stats), name)   # bands at their depth keep their own statistics
+        # bands at their depth keep their own statistics
+        if _pictures(dls): _encoder_norm(dls, ifnone(wstats, stats), name)
         learn.freeze()
     return learn
 
 def _smp_learner(dls, decoder, arch, n, fn, wstats=None, **kwargs)->Learner:
-    "An SMP architecture on `arch` (chapter `02e_decoders`) in a `Learner` with its parameter groups, as `unet_learner` makes one"
+    "An SMP architecture on `arch` (`02e_decoders`) in a `Learner` with its parameter groups, as in `unet_learner`"
     lk = _learner_kwargs(kwargs)
-    if kwargs: raise ValueError(f"{sorted(kwargs)}: options of fastai's unet_learner, which decoder={decoder!r} does not take")
-    learn = Learner(dls, smp_model(decoder, arch, n, dls_bands(dls), fn), splitter=smp_split, moms=(0.95, 0.85, 0.95), **lk)
+    if kwargs:
+        raise ValueError(f"{sorted(kwargs)}: options of fastai's unet_learner, which decoder={decoder!r} does not take")
+    learn = Learner(dls, smp_model(decoder, arch, n, dls_bands(dls), fn), splitter=smp_split, moms=(0.95, 0.85, 0.95),
+                    **lk)
     tn = timm_name(arch)
     if fn is not None:
-        if tn is not None and _pictures(dls): _encoder_norm(dls, ifnone(wstats, (timm.get_pretrained_cfg_value(tn, 'mean'), timm.get_pretrained_cfg_value(tn, 'std'))), tn)
+        if tn is not None and _pictures(dls):
+            _encoder_norm(dls, ifnone(wstats, (timm.get_pretrained_cfg_value(tn, 'mean'),
+                                               timm.get_pretrained_cfg_value(tn, 'std'))), tn)
         learn.freeze()
     return learn
 
 def seg_learner(dls:DataLoaders, # From `seg_dls`
-                arch:str|Callable='resnet34', # Encoder: a torchvision ResNet (name or function), a timm model name, or 'timm:NAME'
+                arch:str|Callable='resnet34', # Encoder: a torchvision ResNet (name or function), timm name or 'timm:X'
                 void:int|str|None=None, # Void class (index or name); excluded from IoU and from the accuracy `acc_clss`
                 weights:list|str|None=None, # Class weights: a list, 'median_freq', or None
-                pretrained:bool|str|Path=False, # False (from scratch), True/'imagenet' (fetched and cached), a weights file, a timm tag, or an earlier run (`find_weights`)
+                pretrained:bool|str|Path=False, # False, True/'imagenet', weights file, timm tag, run (`find_weights`)
                 precision:str='auto', # 'auto', 'fp32', 'fp16' or 'bf16'
                 wd:float=1e-2, # Weight decay (the seed's)
                 ignore_void:bool=False, # Also leave void pixels out of the loss (pixels of `ignore:` values always are)
                 loss:str='ce', # 'ce' (the seed's), 'dice', 'focal' or a sum such as 'ce+dice' (`seg_loss`)
                 loss_weights:list|None=None, # Weights of a sum's terms; default 1 each
                 metrics:list|None=None, # Default: `seg_metrics` (acc_all, acc_clss, miou, dice, fwiou)
-                decoder:str='unet', # An architecture of `decoders`: SMP's U-Net (the default), FPN, ..., or 'fastai' (the seed's self-attention `DynamicUnet`)
+                decoder:str='unet', # One of `decoders`: SMP's U-Net (default), FPN, ..., 'fastai' (`DynamicUnet`)
                 self_attention:bool=True, # The seed's self-attention U-Net (decoder 'fastai')
                 opt_func:Callable=seg_opt, # The optimizer (default: torch's AdamW, above)
-                channels_last:bool=True, # Model and batches in channels-last memory format (faster on CPUs and GPUs; `02d_compiled`)
-                compile:bool|str=False, # Compile the U-Net for each fit: True (inductor) or a backend of `compile_backends`
-                trust_pickle:bool=False, # Open an earlier run's model.pkl named by `pretrained` (`--trust-pickle`): it runs any code it holds
+                channels_last:bool=True, # Model and batches in channels-last memory format (faster; `02d_compiled`)
+                compile:bool|str=False, # Compile the U-Net for each fit: True (inductor) or a `compile_backends`
+                trust_pickle:bool=False, # Open a run's model.pkl named by `pretrained` (`--trust-pickle`): it runs code
                 **kwargs, # Passed to `unet_learner` (decoder 'fastai') or `Learner`
                )->Learner:
-    "A U-Net or another SMP architecture on a torchvision or timm encoder, with weighted cross-entropy or another loss, exact metrics, the precision for the device"
+    "A U-Net or another SMP architecture on a torchvision or timm encoder, with its loss, exact metrics and precision"
     codes = dls_codes(dls)
     n, void, decoder = len(codes), void_idx(void, codes), check_decoder(decoder)
     w = class_weights(dls, weights, void)
     wt = tensor(w).float() if w is not None else None
-    ml = getattr(getattr(dls, 'spec', None), 'multilabel', None)   # multilabel: in data.yaml: a sigmoid per class (chapter 02g)
-    lf = ml_loss(loss, n, loss_weights, weight=wt) if ml else seg_loss(loss, n, wt, void, ignore_void, loss_weights)   # `ignore:` pixels (255) count in no loss
-    pw = fetch_weights(find_weights(pretrained, arch, decoder, trust_pickle))   # chapter 02f: None to train from scratch
-    fn, tn, ws = (pw.path if pw is not None and pw.source != 'run' else None), timm_name(arch), pw.stats if pw is not None else None
-    kw = dict(loss_func=lf, metrics=ifnone(metrics, ml_metrics(n) if ml else seg_metrics(n, void)), wd=wd, opt_func=opt_func, **kwargs)
+    # multilabel: in data.yaml: a sigmoid per class (chapter 02g)
+    ml = getattr(getattr(dls, 'spec', None), 'multilabel', None)
+    # `ignore:` pixels (255) count in no loss
+    lf = ml_loss(loss, n, loss_weights, weight=wt) if ml else seg_loss(loss, n, wt, void, ignore_void, loss_weights)
+    # chapter 02f: None to train from scratch
+    pw = fetch_weights(find_weights(pretrained, arch, decoder, trust_pickle))
+    fn, tn, ws = ((pw.path if pw is not None and pw.source != 'run' else None), timm_name(arch),
+                  pw.stats if pw is not None else None)
+    kw = dict(loss_func=lf, metrics=ifnone(metrics, ml_metrics(n) if ml else seg_metrics(n, void)), wd=wd,
+              opt_func=opt_func, **kwargs)
     if decoder != 'fastai': learn = _smp_learner(dls, decoder, arch, n, fn, ws, **kw)
     elif tn is not None: learn = _timm_learner(dls, tn, n, fn, self_attention, ws, **kw)
     else:
@@ -372,10 +405,15 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
     if pw is not None and pw.source == 'run': _fine_tune(learn, dls, pw, codes, arch, decoder)
     learn.weights_from = weights_record(pw, codes)   # model.pkl carries it
     learn.model.register_buffer('class_weights', wt if wt is not None else torch.ones(n))
-    learn.codes, learn.void, learn.arch_name, learn.precision = codes, void, arch_name(arch), seg_precision(precision, dls.device)
+    learn.codes, learn.void, learn.arch_name, learn.precision = (codes, void, arch_name(arch),
+                                                                 seg_precision(precision, dls.device))
     learn.loss_name, learn.decoder = loss, decoder
-    learn.trained_on = TrainingRecord.of(dls)   # what it trains on, exported with it: prediction, evaluation and export check their inputs against it
-    if learn.precision != 'fp32': learn.add_cb(SegMixedPrecision(learn.precision))   # fastai's `to_fp16`/`to_bf16`, on any device
-    if channels_last: learn.model.to(memory_format=torch.channels_last)   # now, not only when a fit starts: loaded weights keep the layout
-    if (sb := batch_part(dls, SegBatch)) is not None: sb.channels_last = channels_last   # the batches leave `SegBatch` in the model's layout
+    # what it trains on, exported with it: prediction, evaluation and export check their inputs against it
+    learn.trained_on = TrainingRecord.of(dls)
+    # fastai's `to_fp16`/`to_bf16`, on any device
+    if learn.precision != 'fp32': learn.add_cb(SegMixedPrecision(learn.precision))
+    # now, not only when a fit starts: loaded weights keep the layout
+    if channels_last: learn.model.to(memory_format=torch.channels_last)
+    # the batches leave `SegBatch` in the model's layout
+    if (sb := batch_part(dls, SegBatch)) is not None: sb.channels_last = channels_last
     return speed_up(sync_free(learn), channels_last, compile)

@@ -1,4 +1,4 @@
-"""What a model file is, told from its bytes before anything in it is read: a model folder, safetensors, ONNX, or a pickle opened only when trusted.
+"""What a model file is, told from its bytes before it is read: a model folder, safetensors, ONNX, or a trusted pickle.
 
 Docs: https://segdist.github.io/segdist_nb/modelfile.html.md"""
 
@@ -32,7 +32,8 @@ model_formats = dict(
     folder='a model folder (config.json and model.safetensors, as every run writes in RUN/model)',
     safetensors='a safetensors file (8 bytes of header length, then a JSON header)',
     onnx='an ONNX graph (a protobuf ModelProto, as segdist-export writes)',
-    zip="a PyTorch file (torch.save's zip archive: a fastai model.pkl, opened only with --trust-pickle, or a state dict)",
+    zip="a PyTorch file (torch.save's zip archive: a fastai model.pkl, opened only with --trust-pickle, "
+        "or a state dict)",
     pickle="a plain pickle (an old model.pkl, or torch.save's legacy format), opened only with --trust-pickle",
 )
 
@@ -45,7 +46,8 @@ def model_format(fn:Path|str, # A file or folder
     with open(fn, 'rb') as f: head = f.read(16)
     if head[:4] == b'PK\x03\x04': return 'zip'
     if len(head) > 1 and head[0] == 0x80 and 2 <= head[1] <= 5: return 'pickle'   # the PROTO opcode, protocols 2 to 5
-    if len(head) > 8 and head[8:9] == b'{' and 8 + struct.unpack('<Q', head[:8])[0] <= fn.stat().st_size: return 'safetensors'
+    if len(head) > 8 and head[8:9] == b'{' and 8 + struct.unpack('<Q', head[:8])[0] <= fn.stat().st_size:
+        return 'safetensors'
     if head[:1] == b'\x08': return 'onnx'   # a ModelProto's first field: ir_version (field 1, a varint)
     return None
 
@@ -54,8 +56,9 @@ def run_model(fn:Path|str, # A run's folder, a model folder, or a model file
              )->Path:
     "The model `fn` names: a run's model folder first, else its model.pkl; a model folder or file itself"
     fn = Path(fn)
-    if not fn.exists(): raise FileNotFoundError(f"model {fn} does not exist: give a run's folder, its model folder (RUN/model), "
-                                                f"an .onnx from segdist-export, or a model.pkl with --trust-pickle")
+    if not fn.exists():
+        raise FileNotFoundError(f"model {fn} does not exist: give a run's folder, its model folder (RUN/model), "
+                                f"an .onnx from segdist-export, or a model.pkl with --trust-pickle")
     if fn.is_dir() and model_format(fn) is None:
         if (fn/'model').is_dir() and model_format(fn/'model') == 'folder': return fn/'model'
         if (fn/'model.pkl').is_file(): return fn/'model.pkl'
@@ -66,22 +69,25 @@ def check_model(fn:Path|str, # The model file or folder (`run_model`)
                 trust_pickle:bool=False, # Open a pickle (`--trust-pickle`): it runs any code it holds
                 takes:tuple=('folder', 'onnx', 'zip', 'pickle'), # The formats (`model_formats`) the caller reads
                 what:str='a trained model', # What the caller reads it as, for messages
-                weights_only:bool=False, # The caller reads a zip with torch's `weights_only` unpickler, which runs no code: only a plain pickle needs trust
+                weights_only:bool=False, # The caller reads a zip with torch's `weights_only` unpickler (runs no code)
                )->str:
-    "The format of `fn` (`model_format`); refused in one line, before any byte of it is unpickled, when the caller does not take it or it is an untrusted pickle"
+    "The format of `fn` (`model_format`), refused before any byte is unpickled when not taken or an untrusted pickle"
     fn, fmt = Path(fn), model_format(fn)
     if fmt not in takes:
-        raise ValueError(f"{fn} cannot be read as {what}: it is {model_formats[fmt] if fmt else 'none of the formats taken, by its first bytes'}; "
+        raise ValueError(f"{fn} cannot be read as {what}: it is "
+                         f"{model_formats[fmt] if fmt else 'none of the formats taken, by its first bytes'}; "
                          f"give {'; or '.join(model_formats[k] for k in takes)}")
     if (fmt == 'pickle' or (fmt == 'zip' and not weights_only)) and not trust_pickle:
-        raise ValueError(f"{fn} cannot be read as {what} without --trust-pickle (trust_pickle=True): it is a pickle, and opening one runs any code it "
-                         f"holds; pass --trust-pickle only for a file you trust, or give the run's model folder (RUN/model: config.json and "
-                         f"model.safetensors), which opens without pickle")
+        raise ValueError(f"{fn} cannot be read as {what} without --trust-pickle (trust_pickle=True): it is a pickle, "
+                         f"and opening one runs any code it holds; pass --trust-pickle only for a file you trust, or "
+                         f"give the run's model folder (RUN/model: config.json and model.safetensors), which opens "
+                         f"without pickle")
     return fmt
 
 # %% ../nbs/02ef_modelfile.ipynb #7c2e5b18
-trust_pickle_option = switch_option('--trust-pickle', 'trust_pickle', True, "open a model.pkl: a pickle runs any code "
-                                    "it holds, so only for a file you trust (a run's model folder opens without pickle)")
+trust_pickle_option = switch_option('--trust-pickle', 'trust_pickle', True,
+                                    "open a model.pkl: a pickle runs any code it holds, so only for a file you trust "
+                                    "(a run's model folder opens without pickle)")
 
 # %% ../nbs/02ef_modelfile.ipynb #3e029859
 def model_size(learn)->tuple:
@@ -92,7 +98,7 @@ def model_size(learn)->tuple:
 
 # %% ../nbs/02ef_modelfile.ipynb #e583c423
 def model_imagery(learn)->Imagery:
-    "What `learn` trained on: its `TrainingRecord`'s `Imagery`, or for a learner from before the record, what its batch transforms tell (pictures, or the bands it scales)"
+    "What `learn` trained on: its `TrainingRecord`'s `Imagery`, else what its batch transforms tell"
     rec = getattr(learn, 'trained_on', None)
     if rec is not None and rec.imagery: return Imagery.from_dict(rec.imagery)
     sc = batch_part(learn.dls, ScaleBands)
@@ -100,56 +106,72 @@ def model_imagery(learn)->Imagery:
 
 # %% ../nbs/02ef_modelfile.ipynb #5396808e
 def model_config(learn)->dict:
-    "What `learn`'s model is and how it runs (`config.json`): architecture, classes and colours, bands, normalisation, size, training record, weights"
-    norm, sc, spec = batch_part(learn.dls, Normalize), batch_part(learn.dls, ScaleBands), getattr(learn.dls, 'spec', None)
+    "What `learn`'s model is and how it runs (`config.json`): architecture, classes, bands, normalisation, size..."
+    norm, sc, spec = (batch_part(learn.dls, Normalize), batch_part(learn.dls, ScaleBands),
+                      getattr(learn.dls, 'spec', None))
     rec, im = getattr(learn, 'trained_on', None), model_imagery(learn)
     codes = getattr(learn, 'codes', None) or [str(i) for i in range(get_c(learn.dls))]
-    return dict(format='segdist_nb model', version=1, decoder=getattr(learn, 'decoder', 'fastai'), arch=getattr(learn, 'arch_name', None),
+    return dict(format='segdist_nb model', version=1, decoder=getattr(learn, 'decoder', 'fastai'),
+                arch=getattr(learn, 'arch_name', None),
                 self_attention=any(isinstance(m, SelfAttention) for m in learn.model.modules()),
-                classes=list(codes), palette=getattr(spec, 'palette', None), void=getattr(learn, 'void', None), multilabel=getattr(spec, 'multilabel', None),
+                classes=list(codes), palette=getattr(spec, 'palette', None), void=getattr(learn, 'void', None),
+                multilabel=getattr(spec, 'multilabel', None),
                 ignore=[list(o) if isinstance(o, tuple) else o for o in getattr(spec, 'ignore', ())],
                 bands=3 if sc is None else len(sc.lo), imagery=im.to_dict(), bit_depth=im.dtype,
                 scale=None if sc is None else dict(lo=list(sc.lo), hi=list(sc.hi), bands=sc.bands),
-                mean=None if norm is None else norm.mean.flatten().tolist(), std=None if norm is None else norm.std.flatten().tolist(),
-                sz=list(model_size(learn)), precision=getattr(learn, 'precision', 'fp32'), loss=getattr(learn, 'loss_name', None),
-                training=None if rec is None else dict(n=getattr(rec, 'n', None), stats=getattr(rec, 'stats', None), digests=sorted(rec.digests)),
+                mean=None if norm is None else norm.mean.flatten().tolist(),
+                std=None if norm is None else norm.std.flatten().tolist(),
+                sz=list(model_size(learn)), precision=getattr(learn, 'precision', 'fp32'),
+                loss=getattr(learn, 'loss_name', None),
+                training=None if rec is None else dict(n=getattr(rec, 'n', None), stats=getattr(rec, 'stats', None),
+                                                       digests=sorted(rec.digests)),
                 weights_from=getattr(learn, 'weights_from', None))
 
 # %% ../nbs/02ef_modelfile.ipynb #589c1e42
 def build_model(cfg:dict)->nn.Module:
-    "The model `cfg` (`model_config`) describes, built empty, with its `class_weights` buffer as `seg_learner` registers it"
+    "The model `cfg` (`model_config`) describes, built empty, with a `class_weights` buffer as `seg_learner` has it"
     d, n, n_in = check_decoder(cfg['decoder']), len(cfg['classes']), cfg['bands']
     if d != 'fastai': m = smp_model(d, cfg['arch'], n, n_in)
-    elif timm_name(cfg['arch']) is not None: m = timm_unet(timm_name(cfg['arch']), n, tuple(cfg['sz']), None, n_in, self_attention=cfg['self_attention'])[0]
-    else: m = create_unet_model(getattr(torchvision.models, cfg['arch']), n, tuple(cfg['sz']), pretrained=False, n_in=n_in, self_attention=cfg['self_attention'])
+    elif timm_name(cfg['arch']) is not None:
+        m = timm_unet(timm_name(cfg['arch']), n, tuple(cfg['sz']), None, n_in, self_attention=cfg['self_attention'])[0]
+    else:
+        m = create_unet_model(getattr(torchvision.models, cfg['arch']), n, tuple(cfg['sz']), pretrained=False,
+                              n_in=n_in, self_attention=cfg['self_attention'])
     m.register_buffer('class_weights', torch.ones(n))
     return m
 
 # %% ../nbs/02ef_modelfile.ipynb #ff4d4767
 class SavedModel:
-    "A segmentation model and its `config.json` (`model_config`): from a learner (`of`), written as a model folder (`save`), read back (`read`)"
+    "A segmentation model and its `config.json` (`model_config`): from a learner (`of`), saved (`save`), read (`read`)"
     def __init__(self, model:nn.Module, cfg:dict, fn:Path|None=None): self.model, self.cfg, self.fn = model, cfg, fn
     @classmethod
     def of(cls, learn)->SavedModel: return cls(learn.model, model_config(learn))
     def save(self, fn:Path|str)->Path:
         "Write the folder `fn`: model.safetensors and config.json, each whole or not at all"
         fn = Path(fn); fn.mkdir(parents=True, exist_ok=True)
-        sd = {k: v.detach().cpu().contiguous().clone() for k, v in self.model.state_dict().items()}   # copies: safetensors refuses shared storage
+        # copies: safetensors refuses shared storage
+        sd = {k: v.detach().cpu().contiguous().clone() for k, v in self.model.state_dict().items()}
         safetensors.torch.save_file(sd, fn/'model.safetensors.tmp', metadata={'format': 'pt', 'producer': 'segdist_nb'})
-        (fn/'config.json.tmp').write_text(json.dumps(self.cfg, indent=1, default=lambda o: o.tolist() if hasattr(o, 'tolist') else str(o)))   # numpy values
+        # numpy values
+        (fn/'config.json.tmp').write_text(json.dumps(self.cfg, indent=1,
+                                                     default=lambda o: o.tolist() if hasattr(o, 'tolist') else str(o)))
         for f in ('model.safetensors', 'config.json'): os.replace(fn/f'{f}.tmp', fn/f)
         return fn
     @classmethod
     def read(cls, fn:Path|str)->SavedModel:
-        "The model folder `fn`, built from its config.json and filled from its model.safetensors, refused naming both when they disagree"
+        "The model folder `fn`, built from its config.json and filled from its model.safetensors, which must agree"
         fn = Path(fn)
         try: cfg, sd = json.loads((fn/'config.json').read_text()), safetensors.torch.load_file(fn/'model.safetensors')
-        except Exception as e: raise ValueError(f'{fn} cannot be read as a model folder ({type(e).__name__}: {str(e)[:150]}): '
-                                                f'give the model folder a run wrote (RUN/model)') from None
+        except Exception as e:
+            raise ValueError(f'{fn} cannot be read as a model folder ({type(e).__name__}: {str(e)[:150]}): '
+                             f'give the model folder a run wrote (RUN/model)') from None
         try: m = build_model(cfg)
-        except Exception as e: raise ValueError(f"{fn/'config.json'} does not describe a model this library builds ({type(e).__name__}: {e})") from None
+        except Exception as e:
+            raise ValueError(f"{fn/'config.json'} does not describe a model this library builds "
+                             f"({type(e).__name__}: {e})") from None
         own = m.state_dict()
-        check_fit(sd, own, list(own), f"{fn/'model.safetensors'} does not fit {fn/'config.json'} (a {model_name(cfg['decoder'], cfg['arch'])} of "
+        check_fit(sd, own, list(own), f"{fn/'model.safetensors'} does not fit {fn/'config.json'} "
+                                      f"(a {model_name(cfg['decoder'], cfg['arch'])} of "
                                       f"{len(cfg['classes'])} classes on {cfg['bands']} bands)")
         m.load_state_dict(sd)
         return cls(m.eval(), cfg, fn)
@@ -157,4 +179,5 @@ class SavedModel:
     def stats(self)->tuple: return (self.cfg['mean'], self.cfg['std'])
     @property
     def digests(self)->set|None: return None if not self.cfg.get('training') else set(self.cfg['training']['digests'])
-    def __repr__(self): return f"SavedModel({model_name(self.cfg['decoder'], self.cfg['arch'])}, {len(self.cfg['classes'])} classes, {self.fn})"
+    def __repr__(self): return (f"SavedModel({model_name(self.cfg['decoder'], self.cfg['arch'])}, "
+                                f"{len(self.cfg['classes'])} classes, {self.fn})")

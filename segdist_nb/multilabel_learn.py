@@ -31,7 +31,7 @@ def bit_targets(targ:torch.Tensor, # (bs, H, W) bit flags, `ignore_index` where 
 
 # %% ../nbs/02g_multilabel_learn.ipynb #f2532d78
 class MultiLabelLoss(SegLoss):
-    "One term of a multi-label loss on logits (bs, n, H, W) and bit flags; fastai's `activation` a sigmoid, `decodes` bit flags"
+    "One term of a multi-label loss on logits (bs, n, H, W) and bit flags, with a sigmoid `activation` for fastai"
     def __init__(self, name:str, # 'ce', 'dice' or 'focal'
                  n:int, # Number of classes
                  gamma:float=2., # Focal loss's exponent
@@ -41,7 +41,8 @@ class MultiLabelLoss(SegLoss):
     def forward(self, inp, targ):
         inp = inp.as_subclass(torch.Tensor).float()
         t, ok = bit_targets(targ, self.n)
-        if self.name == 'dice': return self.dice(inp, t.masked_fill(~ok, ignore_index))   # SMP leaves `ignore_index` pixels out
+        # SMP leaves `ignore_index` pixels out
+        if self.name == 'dice': return self.dice(inp, t.masked_fill(~ok, ignore_index))
         if self.name == 'ce': l = F.binary_cross_entropy_with_logits(inp, t, reduction='none')
         else: l = sigmoid_focal_loss(inp, t, alpha=-1, gamma=self.gamma, reduction='none')
         return (l * ok).sum() / (ok.sum() * self.n).clamp_min(1)
@@ -68,13 +69,15 @@ def ml_loss(loss:str='ce', # 'ce', 'dice', 'focal', or a sum such as 'ce+dice' (
             weight=None, # Class weights: not for multi-label masks
            )->SegLoss:
     "The multi-label loss `loss` names, with ignored pixels left out of every term"
-    if weight is not None: raise ValueError('class weights (--weights, weights=) are for single-label masks: leave them out for multilabel: data')
+    if weight is not None:
+        raise ValueError('class weights (--weights, weights=) are for single-label masks: '
+                         'leave them out for multilabel: data')
     terms = check_loss(loss, loss_weights)
     if len(terms) == 1: return MultiLabelLoss(terms[0], n, gamma)
     return MultiLabelSum([MultiLabelLoss(o, n, gamma) for o in terms], ifnone(loss_weights, [1.] * len(terms)))
 
 # %% ../nbs/02g_multilabel_learn.ipynb #2cf92e0f
-def bits_confusion(pred:torch.Tensor, # (bs, H, W) predicted bit flags; `ignore_index` where nothing was predicted (nodata)
+def bits_confusion(pred:torch.Tensor, # (bs, H, W) predicted bit flags; `ignore_index` where nothing was predicted
                    targ:torch.Tensor, # (bs, H, W) target bit flags; `ignore_index` where ignored
                    n:int, # Number of classes
                   )->torch.Tensor: # (bs, n, 2, 2) long: per class, rows target (absent, present), columns prediction
@@ -102,13 +105,14 @@ class MultiLabelStats(SegStats):
         "A batch's per-class 2x2 matrices, summed over its items (`ml_confusion`)"
         return ml_confusion(pred, y).sum(0)
     def per_class(self)->pd.DataFrame:
-        "IoU, Dice, precision, recall and the share of the pixels each class is in; NaN where a ratio has nothing to count"
+        "IoU, Dice, precision, recall and the share of the pixels each class is in (NaN where nothing to count)"
         cm = self.cm.double().numpy()
         tp, fp, fn = cm[:, 1, 1], cm[:, 0, 1], cm[:, 1, 0]
         with np.errstate(invalid='ignore', divide='ignore'):
             iou, dice, prec, rec = tp / (tp + fp + fn), 2 * tp / (2 * tp + fp + fn), tp / (tp + fp), tp / (tp + fn)
         share = cm[:, 1].sum(1) / np.maximum(cm.sum((1, 2)), 1)
-        return pd.DataFrame(dict(cls=np.arange(self.n), iou=iou, dice=dice, precision=prec, recall=rec, pixel_share=share))
+        return pd.DataFrame(dict(cls=np.arange(self.n), iou=iou, dice=dice, precision=prec, recall=rec,
+                                 pixel_share=share))
 
 def ml_metrics(n:int, # Number of classes
                names:list=('miou', 'dice'), # Which metrics, from `seg_metric_fns` (those read from `per_class`)
@@ -122,15 +126,17 @@ def ml_image_confusion(pred:np.ndarray, # (H, W) predicted bit flags (`ignore_in
                        n:int, # Number of classes
                       )->np.ndarray: # (n, 2, 2) int64
     "One image's per-class confusion matrices, as training counts them (`bits_confusion`)"
-    return bits_confusion(torch.from_numpy(np.array(pred))[None], torch.from_numpy(np.array(truth))[None], n)[0].numpy()   # copies: PIL's arrays are read-only
+    # copies: PIL's arrays are read-only
+    return bits_confusion(torch.from_numpy(np.array(pred))[None], torch.from_numpy(np.array(truth))[None], n)[0].numpy()
 
 def ml_image_scores(cm:np.ndarray, # An image's (n, 2, 2) confusion matrices (`bits_confusion`)
                    )->dict:
-    "Pixel accuracy over every class's yes or no, and mean IoU over the classes present in the image's truth or prediction"
+    "Pixel accuracy over every class's yes or no, and mean IoU over the classes in the image's truth or prediction"
     st = MultiLabelStats(len(cm)); st.cm = torch.as_tensor(cm)
     iou, tot = st.per_class().iou, cm.sum()
     return dict(acc=float((cm[:, 0, 0] + cm[:, 1, 1]).sum() / tot) if tot else float('nan'),
-                miou=float(np.nanmean(iou)) if iou.notna().any() else float('nan'), n_classes=int((cm[:, 1].sum(1) > 0).sum()))
+                miou=float(np.nanmean(iou)) if iou.notna().any() else float('nan'),
+                n_classes=int((cm[:, 1].sum(1) > 0).sum()))
 
 # %% ../nbs/02g_multilabel_learn.ipynb #0be0624b
 def np_ml_metrics(pred:np.ndarray, # Predicted bit flags, (N, H, W)
@@ -143,5 +149,6 @@ def np_ml_metrics(pred:np.ndarray, # Predicted bit flags, (N, H, W)
     ok = ok[:, None]
     tp, fp, fn = [((a & b & ok).sum((0, 2, 3))).astype(float) for a, b in ((p, t), (p, ~t), (~p, t))]
     with np.errstate(invalid='ignore', divide='ignore'):
-        r = dict(iou=tp / (tp + fp + fn), dice=2 * tp / (2 * tp + fp + fn), precision=tp / (tp + fp), recall=tp / (tp + fn))
+        r = dict(iou=tp / (tp + fp + fn), dice=2 * tp / (2 * tp + fp + fn), precision=tp / (tp + fp),
+                 recall=tp / (tp + fn))
     return dict(r, miou=np.nanmean(r['iou']), mdice=np.nanmean(r['dice']))

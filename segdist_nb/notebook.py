@@ -27,7 +27,7 @@ class RankError(RuntimeError):
 
 # %% ../nbs/05e_notebook.ipynb #76e060d0
 def nb_worker(d:str|Path):
-    "What each process of `launch_nb` runs: the pickled call; rank 0's result pickled back; a failing rank's traceback kept"
+    "What each process of `launch_nb` runs: the pickled call, with rank 0's result pickled back and tracebacks kept"
     d, rank = Path(d), rank_distrib()
     fn, args, kwargs = cloudpickle.loads((d/'call.pkl').read_bytes())
     setup_rank()   # threads, the CPU switch for accelerate, other ranks' output silenced, one line per epoch
@@ -44,12 +44,12 @@ def nb_worker(d:str|Path):
 def launch_nb(fn, # A function: defined in the notebook, or importable
               *args, # Its arguments (pickled)
               cpus:int|None=None, # Number of CPU processes (gloo); or
-              gpus:str|int|None=None, # 'all' or GPU ids ('0,1'), one process each (nccl); default 'all' where there is a GPU
+              gpus:str|int|None=None, # 'all' or GPU ids ('0,1'), one process each (nccl); default 'all' with a GPU
               threads:int=1, # torch threads per CPU process, as `segdist-launch --threads`
               timeout:float|None=None, # Seconds before every process is stopped (default: none)
               **kwargs, # Its keyword arguments (pickled)
              ):
-    "Run `fn(*args, **kwargs)` in N processes from a notebook cell, started as `segdist-launch` starts a script; rank 0's result"
+    "Rank 0's result of `fn(*args, **kwargs)` run in N processes from a notebook cell, started as `segdist-launch` does"
     if cpus is None and gpus is None:
         if not torch.cuda.is_available(): raise ValueError('no GPU here: give cpus=N to run N CPU processes')
         gpus = 'all'
@@ -57,8 +57,9 @@ def launch_nb(fn, # A function: defined in the notebook, or importable
     d = Path(tempfile.mkdtemp(prefix='segdist-nb-'))
     try:
         try: (d/'call.pkl').write_bytes(cloudpickle.dumps((fn, args, kwargs)))
-        except Exception as e: raise TypeError(f'launch_nb could not pickle {getattr(fn, "__name__", fn)} or its arguments ({e}): '
-                                               'build unpicklable things (data, learners) inside the function') from e
+        except Exception as e:
+            raise TypeError(f'launch_nb could not pickle {getattr(fn, "__name__", fn)} or its arguments ({e}): '
+                            'build unpicklable things (data, learners) inside the function') from e
         r = run_launch([*opts, '-m', 'segdist_nb.notebook', d], timeout=ifnone(timeout, 10**9), echo=True)
         if r.returncode != 0:
             errs = sorted(d.glob('error-rank*.txt'), key=lambda f: f.stat().st_mtime)   # the first to fail is the cause
@@ -66,7 +67,8 @@ def launch_nb(fn, # A function: defined in the notebook, or importable
             if errs: raise RankError(f"rank {errs[0].stem.split('rank')[1]} raised:\n{errs[0].read_text()}({how})")
             raise RankError(how + '\n' + r.stderr[-3000:])
         if (d/'result.err').exists():
-            warnings.warn(f"rank 0's result could not be pickled ({(d/'result.err').read_text()}): launch_nb returns None")
+            warnings.warn(f"rank 0's result could not be pickled ({(d/'result.err').read_text()}): "
+                          f"launch_nb returns None")
         return cloudpickle.loads((d/'result.pkl').read_bytes()) if (d/'result.pkl').exists() else None
     finally: shutil.rmtree(d, ignore_errors=True)
 
@@ -77,22 +79,23 @@ def _train_proc(cfg:dict, out:Path, resume:bool, restart:bool=False):
     "What each process of `train_nb` runs: the recipe"
     run_recipe(cfg, out, resume, restart=restart)   # `train_nb` checked the config
 
-def train_nb(cfg:dict|str|Path|None=None, # A config (see `default_config`), or a YAML/JSON file of one; default the seed's
+def train_nb(cfg:dict|str|Path|None=None, # A config (`default_config`) or a YAML/JSON file of one; default the seed's
              out:str|Path|None=None, # Run folder; default runs/<start time>
              cpus:int|None=None, # Number of CPU processes; or
              gpus:str|int|None=None, # 'all' or GPU ids, one process each; default 'all' where there is a GPU
              threads:int=1, # torch threads per CPU process
              resume:bool=False, # Continue the run in `out` from its last finished epoch
-             restart:bool=False, # Start the run in `out` again from scratch (what an earlier run wrote there is removed)
+             restart:bool=False, # Start the run in `out` again from scratch (removing what an earlier run wrote)
              validate:bool=True, # Validate the final model in this process, for `iou_table` and `show_results`
              timeout:float|None=None, # Seconds before every process is stopped
              **kw, # Config keys to change, e.g. `data=...`, `arch='resnet18'`
-            )->Learner: # The final model, in this process, with the last stage's `DataLoaders`; `learn.run_dir` is the run folder
-    "Train the recipe on N processes from a notebook cell, as `segdist-launch ... train.py` does; return the final learner here"
+            )->Learner: # The final model here, with the last stage's `DataLoaders`; `learn.run_dir` is the run folder
+    "Train the recipe on N processes from a notebook cell, as `segdist-launch ... train.py` does; return the learner"
     cfg = check_config(dict(cfg if isinstance(cfg, dict) else load_config(cfg), **kw))
     out = Path(ifnone(out, Path('runs')/run_name())).absolute()   # train.py's default name (one process here)
     launch_nb(_train_proc, cfg, out, resume, restart, cpus=cpus, gpus=gpus, threads=threads, timeout=timeout)
-    learn = read_learner(out/'model.pkl', cpu=cpus is not None or not torch.cuda.is_available(), trust_pickle=True)   # the run just written
+    # the run just written
+    learn = read_learner(out/'model.pkl', cpu=cpus is not None or not torch.cuda.is_available(), trust_pickle=True)
     p = plan_data(dict(cfg, check=False, num_workers=ifnone(cfg['num_workers'], 0)))   # the run's data, split and size
     learn.dls = stage_dls(p, p.stages[-1]).to(learn.dls.device)
     learn.run_dir = out

@@ -1,4 +1,4 @@
-"""`segdist-predict MODEL IMAGES OUT`: index masks as palette PNGs for images of any size, whole or by overlapping tiles.
+"""`segdist-predict MODEL IMAGES OUT`: index masks as palette PNGs for images of any size, whole or by tiles.
 
 Docs: https://segdist.github.io/segdist_nb/predict.html.md"""
 
@@ -17,7 +17,8 @@ import fastprogress.fastprogress
 from fastprogress.fastprogress import progress_bar
 from .options import *
 from .modelfile import trust_pickle_option
-from .read import seg_palette, resize_bands, is_tiff, image_files, mark_output, image_info, Imagery, ignore_index, say_once, size_hw
+from .read import (seg_palette, resize_bands, is_tiff, image_files, mark_output, image_info, Imagery,
+    ignore_index, say_once, size_hw)
 from .engine import *
 from .compiled import compile_option
 from .multilabel import ml_names
@@ -99,7 +100,7 @@ def predict_tiled(model, # A `LearnerModel` or `OnnxModel`
                   tta:bool=False, # Average with the flipped windows' predictions
                   blend:str='gaussian', # Weights of overlapping windows (`tile_weights`): gaussian, ramp, sine or none
                  )->np.ndarray: # (H, W) uint8 class indices
-    "Class index of every pixel of `img` from overlapping windows at native resolution, blended toward the windows' centres"
+    "Class index of every pixel of `img` from overlapping windows at native resolution, blended toward their centres"
     check_predict_options(bs, tile, overlap, blend)
     H, W = img.shape[-2:]
     x = _pad_to(img, tile)
@@ -132,7 +133,8 @@ def image_batch(imgs:list, # PIL images, or (C, H, W) float tensors in 0..1 (ban
     "Images resized (squished) to `sz` as one batch in 0..1, as the model sees whole images"
     h, w = size_hw(sz)
     if imgs and isinstance(imgs[0], Tensor): return torch.stack([resize_bands(x, (h, w)) for x in imgs])
-    return torch.stack([image2tensor(im.resize((w, h), Image.BILINEAR)) for im in imgs]).float().div(255)   # fastai's squish Resize
+    # fastai's squish Resize
+    return torch.stack([image2tensor(im.resize((w, h), Image.BILINEAR)) for im in imgs]).float().div(255)
 
 # %% ../nbs/05b_predict.ipynb #c4367674
 def open_image(reader:ImageReader, # How the model reads images
@@ -155,11 +157,11 @@ def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `inference_model
                   overlap:float=0.25, # Share of a window that overlaps the next (tiles)
                   sz:int|tuple|None=None, # Size whole images are resized to; default: the model's training size
                   progress:bool=True, # Show a progress bar
-                  skipped:list|None=None, # Images that cannot be read are noted here as (file, reason) and left out; None: raise
+                  skipped:list|None=None, # Unreadable images are noted here as (file, reason), left out; None: raise
                   probs:bool=False, # Yield each whole image's (C, H, W) class probabilities instead of its mask
                   blend:str='gaussian', # Weights of overlapping tiles (`tile_weights`): gaussian, ramp, sine or none
                  ):
-    "Yield (file, image, (H, W) uint8 mask) for each image file: resized whole to the training size, or by tiles; `ignore_index` where the image is nodata"
+    "Yield (file, image, (H, W) uint8 mask) for each image file, predicted whole or by tiles"
     it = progress_bar(fns, leave=False) if progress and not fastprogress.fastprogress.NO_BAR else fns
     r = model.reader
     if tile and probs: raise ValueError('probs=True is for whole images: leave tile out')
@@ -181,7 +183,7 @@ def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `inference_model
 def class_mask(p:Tensor, # (C, H, W) class probabilities
                model, # The model they are from: a multi-label one (chapter 02g) gives bit flags
               )->Tensor: # (H, W) uint8
-    "The mask of `p`: each pixel's most likely class, or the bit flags of the classes above one half for a multi-label model"
+    "The mask of `p`: each pixel's most likely class, or the bit flags of the classes above one half (multi-label)"
     return ml_decode(p, 0.5) if getattr(model, 'multilabel', None) else p.argmax(0).byte()
 
 def _nodata(mask:np.ndarray, nd:np.ndarray|None)->np.ndarray:
@@ -202,32 +204,38 @@ def check_input(want:Imagery, # What the model trained on (`LearnerModel.imagery
         exp = f'8-bit pictures' + (f' of {want.n} band(s)' if want.n else '')
         if not got.plain: return f'{fn} is {what}, and the model was trained on {exp}', None
         if want.n and n != want.n:
-            return None, (f'{fn} is {what}: read as RGB ({"its band in each channel" if n == 1 else "its alpha left out" if n == 4 else "as fastai reads it"}), '
-                          f'as the model\'s training pictures ({want.n} band(s)) were')
+            return None, (f'{fn} is {what}: read as RGB ('
+                f'{"its band in each channel" if n == 1 else "its alpha left out" if n == 4 else "as fastai reads it"}'
+                f'), as the model\'s training pictures ({want.n} band(s)) were')
         return None, None
-    exp = f"{want.dtype or 'bands'}, {want.n or 'some'} band(s)" + (f', bands {want.bands} of them' if want.bands else '')
-    if (want.dtype is not None and dt != want.dtype) or (want.n is not None and n != want.n) or (want.bands and max(want.bands) > n):
+    exp = f"{want.dtype or 'bands'}, {want.n or 'some'} band(s)" + (f', bands {want.bands} of them' if want.bands
+                                                                      else '')
+    if ((want.dtype is not None and dt != want.dtype) or (want.n is not None and n != want.n)
+        or (want.bands and max(want.bands) > n)):
         return f'{fn} is {what}, and the model was trained on {exp}', None
     return None, None
 
 # %% ../nbs/05b_predict.ipynb #434e18ac
 def check_inputs(model, # A `LearnerModel` or `OnnxModel`
                  fns:list, # Image files
-                 skipped:list|None=None, # Images unlike the training images, when others are like them, are noted here as (file, reason) to leave out; None: refuse
+                 skipped:list|None=None, # Odd images among others are noted here (file, reason), left out; None: refuse
                 )->list: # The notes said
-    "Refuse (`ValueError`) images unlike the model's training images, naming each kind with a file; say the notes of the others once each"
+    "Refuse (`ValueError`) images unlike the model's training images, naming each kind with a file"
     want, bad, notes = getattr(model, 'imagery', None), {}, []
     if want is None: return []
     for f in fns:
         p, note = check_input(want, f)
         if p is not None: bad.setdefault(p.split(' is ', 1)[1], []).append(f)
-        if note is not None and note.split(' is ', 1)[1] not in {o.split(' is ', 1)[1] for o in notes}: notes.append(note)
-    if bad and skipped is not None and sum(map(len, bad.values())) < len(fns):   # a few odd files in a folder: left out by name, as unreadable ones
+        if note is not None and note.split(' is ', 1)[1] not in {o.split(' is ', 1)[1] for o in notes}:
+            notes.append(note)
+    # a few odd files in a folder: left out by name, as unreadable ones
+    if bad and skipped is not None and sum(map(len, bad.values())) < len(fns):
         skipped += [(f, f'it is {k}') for k, v in bad.items() for f in v]; bad = {}
     if bad:
-        eg = '; '.join(f"{v[0]} is {k}" + (f' ({len(v) - 1} more like it)' if len(v) > 1 else '') for k, v in bad.items())
-        raise ValueError(f"{sum(map(len, bad.values()))} image(s) are not what the model takes: {eg}: give it images like its training images "
-                         f"(the same depth and bands), or train a model on images like these")
+        eg = '; '.join(f"{v[0]} is {k}" + (f' ({len(v) - 1} more like it)' if len(v) > 1 else '')
+                       for k, v in bad.items())
+        raise ValueError(f"{sum(map(len, bad.values()))} image(s) are not what the model takes: {eg}: give it images "
+                         f"like its training images (the same depth and bands), or train a model on images like these")
     for o in notes: say_once(o)
     return notes
 
@@ -238,19 +246,21 @@ def check_whole(fns:list, # Image files
                 tile:int|None=None, # The window side, or None: whole images
                 max_px:int|None=None, # Largest image predicted whole, in pixels; default `whole_max_px`
                ):
-    "Refuse (`ValueError`) images larger than `max_px` when they would be predicted whole, naming the largest and `--tile`"
+    "Refuse (`ValueError`) images larger than `max_px` to predict whole, naming the largest and `--tile`"
     if tile: return
     max_px, big = ifnone(max_px, whole_max_px), []
     with warnings.catch_warnings():
-        warnings.simplefilter('ignore', Image.DecompressionBombWarning)   # the header of a huge image: PIL's warning is this check's to say
+        # the header of a huge image: PIL's warning is this check's to say
+        warnings.simplefilter('ignore', Image.DecompressionBombWarning)
         for f in fns:
             try: h, w = image_info(f)[2]
             except Exception: continue   # unreadable: named, and skipped, when it is read
             if h * w > max_px: big.append((h * w, f, w, h))
     if big:
         _, f, w, h = max(big, key=lambda o: o[0])
-        raise ValueError(f'{len(big)} image(s) are too large to predict whole (more than {max_px:,} pixels), e.g. {f} ({w}x{h}): '
-                         f'pass --tile 512 (tile=512 in Python) to predict them by overlapping windows at native resolution')
+        raise ValueError(f'{len(big)} image(s) are too large to predict whole (more than {max_px:,} pixels), e.g. '
+                         f'{f} ({w}x{h}): pass --tile 512 (tile=512 in Python) to predict them by '
+                         f'overlapping windows at native resolution')
 
 # %% ../nbs/05b_predict.ipynb #64a5d545
 def check_predict_options(bs:int=8, # Images or windows per batch
@@ -258,17 +268,20 @@ def check_predict_options(bs:int=8, # Images or windows per batch
                           overlap:float=0.25, # Share of a window that overlaps the next
                           blend:str='gaussian', # How overlapping windows are weighted: one of `blends`
                          ):
-    "Refuse impossible values of the prediction options, in the command line's words, before anything is read or written"
-    if not isinstance(bs, (int, np.integer)) or bs < 1: raise ValueError(f'--bs {bs}: give 1 or more images (or windows) per batch')
+    "Refuse impossible values of the prediction options, in the command line's words, before anything is read"
+    if not isinstance(bs, (int, np.integer)) or bs < 1:
+        raise ValueError(f'--bs {bs}: give 1 or more images (or windows) per batch')
     if tile is not None:
-        if tile < 32 or tile % 32: raise ValueError(f'--tile {tile}: the U-Net needs a multiple of 32, e.g. {max(32, tile // 32 * 32)}')
-        if not 0 <= overlap < 1: raise ValueError(f'--overlap {overlap}: give a share of the window in [0, 1), e.g. 0.25')
+        if tile < 32 or tile % 32:
+            raise ValueError(f'--tile {tile}: the U-Net needs a multiple of 32, e.g. {max(32, tile // 32 * 32)}')
+        if not 0 <= overlap < 1:
+            raise ValueError(f'--overlap {overlap}: give a share of the window in [0, 1), e.g. 0.25')
     _check_blend(blend)
 
 
 # %% ../nbs/05b_predict.ipynb #7b299534
 def geo_tiff(fn:Path|str)->bool:
-    "Whether `fn` is a GeoTIFF: a TIFF whose first page has GeoTIFF's keys or tie points (a coordinate system and a place)"
+    "Whether `fn` is a GeoTIFF: a TIFF whose first page has GeoTIFF's keys or tie points (a CRS and a place)"
     if not is_tiff(fn): return False
     try:
         with tifffile.TiffFile(fn) as t: tags = t.pages[0].tags
@@ -282,54 +295,64 @@ def write_geotiff(mask:np.ndarray, # (H, W) class indices, `ignore_index` where 
                   palette:np.ndarray, # (n, 3) uint8, its colour map
                   codes:list|None=None, # The class names, written into its metadata (tags)
                  ):
-    "`mask` as a one-band GeoTIFF with the coordinate system, transform and size of `src`, coloured by `palette`, nodata `ignore_index` where no class is predicted, the class names in its tags (rasterio)"
+    "`mask` as a one-band GeoTIFF at `dst` with the coordinate system, transform and size of `src` (rasterio)"
     import rasterio
     with rasterio.open(src) as s: crs, transform, size = s.crs, s.transform, (s.height, s.width)
-    if mask.shape != size: raise ValueError(f'the mask of {src} is {mask.shape[1]}x{mask.shape[0]}, not {size[1]}x{size[0]} like the image')
-    with rasterio.open(dst, 'w', driver='GTiff', height=size[0], width=size[1], count=1, dtype='uint8', crs=crs, transform=transform,
-                       nodata=ignore_index, compress='deflate') as d:
+    if mask.shape != size:
+        raise ValueError(f'the mask of {src} is {mask.shape[1]}x{mask.shape[0]}, '
+                         f'not {size[1]}x{size[0]} like the image')
+    with rasterio.open(dst, 'w', driver='GTiff', height=size[0], width=size[1], count=1, dtype='uint8', crs=crs,
+                       transform=transform, nodata=ignore_index, compress='deflate') as d:
         d.write(mask.astype(np.uint8), 1)
-        d.write_colormap(1, {**{i: tuple(int(v) for v in c) for i, c in enumerate(palette)}, ignore_index: (0, 0, 0, 0)})
+        d.write_colormap(1, {**{i: tuple(int(v) for v in c) for i, c in enumerate(palette)},
+                             ignore_index: (0, 0, 0, 0)})
         if codes is not None:   # what each value is, for a GIS and for whoever reads the file without palette.json
-            d.update_tags(classes=json.dumps(list(codes)), nodata=f'{ignore_index}: no class predicted (the image is nodata there)')
+            d.update_tags(classes=json.dumps(list(codes)),
+                          nodata=f'{ignore_index}: no class predicted (the image is nodata there)')
             d.update_tags(1, **{f'class_{i}': str(c) for i, c in enumerate(codes)})
 
 # %% ../nbs/05b_predict.ipynb #cc9107a7
 def output_plan(images:Path|str, # Folder of images (searched recursively) or one image
                 out:Path|str, # Folder for the masks
                )->tuple: # ({image: mask path}, note for the user or None)
-    "Each input image's mask under `out`, at its path relative to `images` (a GeoTIFF for a GeoTIFF); refused when a mask would overwrite an input, or two inputs share one"
+    "Each input image's mask under `out`, at its path relative to `images`, refused where it would overwrite an input"
     images, out = Path(images).absolute(), Path(out).absolute()
     if not images.exists(): raise FileNotFoundError(f'{images} does not exist: give a folder of images, or one image')
     if images.is_dir() and out.resolve() == images.resolve():
-        raise ValueError(f'the output folder {out} is the image folder: the masks would overwrite or mix with the images; '
-                         f'choose another folder (e.g. {images.name}_masks)')
+        raise ValueError(f'the output folder {out} is the image folder: the masks would overwrite or mix '
+                         f'with the images; choose another folder (e.g. {images.name}_masks)')
     note, skip = None, out.resolve()
     if images.is_dir():
         every = image_files(images)
-        fns = [f for f in every if not f.resolve().is_relative_to(skip)]   # never our own outputs (OUT inside IMAGES), on this run or the next
-        if len(fns) < len(every): note = f'{out} is inside {images}: its {len(every) - len(fns)} image file(s) are outputs, not read as images'
+        # never our own outputs (OUT inside IMAGES), on this run or the next
+        fns = [f for f in every if not f.resolve().is_relative_to(skip)]
+        if len(fns) < len(every):
+            note = (f'{out} is inside {images}: its {len(every) - len(fns)} image file(s) are outputs, '
+                    f'not read as images')
         plan = {f: out/f.relative_to(images).with_suffix('.tif' if geo_tiff(f) else '.png') for f in fns}
     else: plan = {images: out/(images.stem + ('.tif' if geo_tiff(images) else '.png'))}
     if not plan: raise FileNotFoundError(f'no image files in {images}')
     ins = {f.resolve() for f in plan}
     hit = [f for f, d in plan.items() if d.resolve() in ins]
-    if hit: raise ValueError(f'the mask of {hit[0]} would be written over the image {plan[hit[0]]}: choose an output folder outside {images}')
+    if hit:
+        raise ValueError(f'the mask of {hit[0]} would be written over the image {plan[hit[0]]}: choose an output '
+                         f'folder outside {images}')
     seen = {}
     for f, d in plan.items():
         if d in seen: raise ValueError(f'{seen[d]} and {f} would both write the mask {d}: rename or move one of them')
         seen[d] = f
     geo = [f for f, d in plan.items() if d.suffix == '.tif']
     if geo and importlib.util.find_spec('rasterio') is None:
-        raise ImportError(f"{len(geo)} image(s) are GeoTIFFs, e.g. {geo[0]}: their masks are written as GeoTIFFs with their coordinates, "
-                          f"which needs rasterio: pip install 'segdist_nb[geo]'")
+        raise ImportError(f"{len(geo)} image(s) are GeoTIFFs, e.g. {geo[0]}: their masks are written as GeoTIFFs with "
+                          f"their coordinates, which needs rasterio: pip install 'segdist_nb[geo]'")
     return plan, note
 
 # %% ../nbs/05b_predict.ipynb #8e1a171d
 def model_palette(m)->np.ndarray:
-    "(n, 3) uint8 colours of `m`'s classes: its data set's palette (`config.json`, the ONNX metadata), else `seg_palette`"
+    "(n, 3) uint8 colours of `m`'s classes: its data set's palette (config or ONNX metadata), else `seg_palette`"
     pal = getattr(m, 'palette', None)
-    if getattr(m, 'multilabel', None): return seg_palette(1 << len(m.codes))   # bit flags: a colour per combination of classes (`ml_names`)
+    # bit flags: a colour per combination of classes (`ml_names`)
+    if getattr(m, 'multilabel', None): return seg_palette(1 << len(m.codes))
     return np.asarray(pal, np.uint8).reshape(len(m.codes), 3) if pal is not None else seg_palette(len(m.codes))
 
 # %% ../nbs/05b_predict.ipynb #0cdf55d6
@@ -345,26 +368,28 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
                    overlap:float=0.25, # Share of a window that overlaps the next (tiles)
                    blend:str='gaussian', # Weights of overlapping tiles (`tile_weights`): gaussian, ramp, sine or none
                    engine:str='auto', # auto, torch, torch-bf16 or onnx (`inference_model`)
-                   compile:bool|str=False, # Compile the PyTorch model: True (inductor) or a backend of `compile_backends`
-                   skipped:list|None=None, # Images that cannot be read are noted here as (file, reason) and left out; None: raise
+                   compile:bool|str=False, # Compile the PyTorch model: True (inductor) or a `compile_backends`
+                   skipped:list|None=None, # Unreadable images are noted here as (file, reason), left out; None: raise
                    verbose:bool=False, # Print the note when `out` is inside `images`
-                   written:list|None=None, # The mask files written are appended here as they are (what an interrupt leaves)
+                   written:list|None=None, # Mask files written are appended here as they are (what an interrupt leaves)
                    trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): a pickle runs any code it holds
                    tint_background:bool=False, # Overlays tint the background class too (`background_class`)
                   )->list: # The mask files written
-    "Predict every image under `images` and write palette PNG masks (GeoTIFFs for GeoTIFFs) to `out`, at the images' relative paths; never over an input"
+    "Predict every image under `images` and write palette PNG masks (GeoTIFFs for GeoTIFFs) to `out`, never over one"
     check_predict_options(bs, tile, overlap, blend)
     plan, note = output_plan(images, out)   # refused before anything is read or written
     m = inference_model(model, cpu, engine, compile, trust_pickle)
     sk = [] if skipped is not None else None
-    check_inputs(m, list(plan), sk)   # images unlike the training images are refused before anything is written (or, among others, skipped)
+    # images unlike the training images are refused before anything is written (or, among others, skipped)
+    check_inputs(m, list(plan), sk)
     if sk: skipped += sk; plan = {k: v for k, v in plan.items() if k not in {f for f, _ in sk}}
     check_whole(list(plan), tile)   # images too large to predict whole: refused, naming --tile
     out = Path(out)
     if note and verbose: print(note)
     pal = model_palette(m)   # the data set's own colours where it has them (`config.json`)
     mark_output(out, 'segdist-predict')   # never read as images by a later walk (`image_files`)
-    names = ml_names(m.codes) if getattr(m, 'multilabel', None) else m.codes   # multi-label: the masks are bit flags (chapter 00bb)
+    # multi-label: the masks are bit flags (chapter 00bb)
+    names = ml_names(m.codes) if getattr(m, 'multilabel', None) else m.codes
     (out/'palette.json').write_text(json.dumps({c: pal[i].tolist() for i, c in enumerate(names)}, indent=1))
     written = ifnone(written, [])
     with warnings.catch_warnings():   # sizes are checked above (`check_whole`): PIL's bomb warning says nothing more
@@ -374,14 +399,16 @@ def predict_folder(model:Path|str|Learner, # Exported learner (`model.pkl`), an 
             dst.parent.mkdir(parents=True, exist_ok=True)
             tmp = dst.with_name(dst.name + '.tmp')   # whole or not at all: an interrupt leaves no torn mask
             try:
-                if dst.suffix == '.tif': write_geotiff(mask, fn, tmp, pal, names)   # a GeoTIFF in, a GeoTIFF out: the same coordinates, nodata where the image is
+                # a GeoTIFF in, a GeoTIFF out: the same coordinates, nodata where the image is
+                if dst.suffix == '.tif': write_geotiff(mask, fn, tmp, pal, names)
                 else: palette_png(mask, pal).save(tmp, format='PNG')
                 os.replace(tmp, dst)
             finally: tmp.unlink(missing_ok=True)
             written.append(dst)
             if overlay_:
                 o = out/'overlay'/dst.relative_to(out.absolute()).with_suffix('.jpg')
-                o.parent.mkdir(parents=True, exist_ok=True); overlay(img, mask, pal, skip=None if tint_background else background_class(m.codes)).save(o, quality=90)
+                o.parent.mkdir(parents=True, exist_ok=True)
+                overlay(img, mask, pal, skip=None if tint_background else background_class(m.codes)).save(o, quality=90)
     return written
 
 # %% ../nbs/05b_predict.ipynb #89490e88
@@ -430,23 +457,29 @@ def segdist_predict(argv:list|None=None, # Command-line arguments (default: the 
                    ):
     "Console entry point `segdist-predict`: index masks for a folder of images with a trained model (.pkl or .onnx)"
     a = predict_parser().parse_args(argv)
-    model, images, out, bs, overlay, tta, sz, tile, cpu, engine, compile = (a.model, a.images, a.out, a.bs, a.overlay, a.tta, a.sz, a.tile,
-                                                                         a.cpu, a.engine, a.compile)
+    model, images, out, bs, overlay, tta, sz, tile, cpu, engine, compile = (a.model, a.images, a.out, a.bs, a.overlay,
+                                                                            a.tta, a.sz, a.tile, a.cpu, a.engine,
+                                                                            a.compile)
     trust_pickle, tint = a.trust_pickle, a.overlay_background
     from segdist_nb.distributed import log_progress
     log_progress()
     skipped, done = [], []
     try:
         overlap, blend = tile_args(a)
-        fns = predict_folder(model, images, out, bs=bs, overlay_=overlay, tta=tta, sz=sz, cpu=True if cpu else None, tile=tile, overlap=overlap,
-                             blend=blend, engine=engine, compile=compile, skipped=skipped, verbose=True, written=done,
+        fns = predict_folder(model, images, out, bs=bs, overlay_=overlay, tta=tta, sz=sz, cpu=True if cpu else None,
+                             tile=tile, overlap=overlap, blend=blend,
+                             engine=engine, compile=compile, skipped=skipped, verbose=True, written=done,
                              trust_pickle=trust_pickle, tint_background=tint)
-    except (ValueError, OSError, ImportError) as e: print(f'segdist-predict: error: {e}', file=sys.stderr); raise SystemExit(2)
+    except (ValueError, OSError, ImportError) as e:
+        print(f'segdist-predict: error: {e}', file=sys.stderr); raise SystemExit(2)
     except KeyboardInterrupt:
-        print(f'segdist-predict: interrupted: {len(done)} mask(s) written to {out}' + (f' (the last {done[-1]})' if done else '') +
+        print(f'segdist-predict: interrupted: {len(done)} mask(s) written to {out}'
+              + (f' (the last {done[-1]})' if done else '') +
               '; the same command predicts every image again', file=sys.stderr)
         raise SystemExit(130)
-    print(f'{len(fns)} masks written to {out}' + (f', {len(skipped)} image(s) skipped: ' + '; '.join(f'{f} ({why})' for f, why in skipped) if skipped else ''))
+    print(f'{len(fns)} masks written to {out}'
+          + (f', {len(skipped)} image(s) skipped: ' + '; '.join(f'{f} ({why})' for f, why in skipped) if skipped
+             else ''))
     if skipped: raise SystemExit(1)
 
 if __name__ == '__main__' and '__file__' in globals(): segdist_predict()  # not when this cell runs in a notebook

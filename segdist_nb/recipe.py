@@ -1,4 +1,4 @@
-"""The seed's recipe run: the checks before anything is written, each stage fit inside `distrib_ctx`, resumable, one run folder.
+"""The seed's recipe run: checks before anything is written, each stage fit in `distrib_ctx`, resumable, one run folder.
 
 Docs: https://segdist.github.io/segdist_nb/recipe.html.md"""
 
@@ -82,13 +82,13 @@ def _sizes(fns:list)->Counter:
 def one_size(stages:list, # The run's stages
              sizes:Counter, # (height, width) -> number of images (`check_spec`'s `stats`)
             )->int|tuple|None: # The `item_sz` that makes them one size, or None when they are
-    "None when the images have one size; else the largest stage size, which every image and mask is resized to, said in a line"
+    "None when the images have one size, else the largest stage size that every image and mask is resized to"
     if len(sizes) <= 1: return None
     hw = lambda s: (s, s) if isinstance(s, int) else tuple(s)
     sz = max((st['sz'] for st in stages), key=lambda s: hw(s)[0] * hw(s)[1])
     h, w = hw(sz)
-    print0(f"the images have {sizes_text(sizes)}: each image and its mask is resized to {w}x{h}, the largest stage size, "
-           f"as fastai's Resize(method='squish') does (--item-sz H,W to choose another size)")
+    print0(f"the images have {sizes_text(sizes)}: each image and its mask is resized to {w}x{h}, the "
+           f"largest stage size, as fastai's Resize(method='squish') does (--item-sz H,W to choose another size)")
     return sz
 
 # %% ../nbs/04e_recipe.ipynb #5fd351b6
@@ -178,14 +178,18 @@ class RunError(ValueError):
 def data_changes(out:Path, # A run folder
                  spec:DataSpec, # The data set of this run
                 )->list: # One line per difference; empty when the same
-    "What differs between the data set the run in `out` recorded (`config.json`) and `spec`: the data set itself, its classes, its bands and depth"
+    "What differs between the data set the run in `out` recorded (`config.json`) and `spec`: itself, classes, bands"
     try: was = json.loads((out/'config.json').read_text())['dataset']
     except Exception: return []   # a run folder from before the record: nothing to compare
     now, diffs = spec.to_dict(), []
     same = lambda a, b: a == b or (a is not None and b is not None and Path(a).resolve() == Path(b).resolve())
-    if not same(was.get('file') or was.get('root'), now['file'] or now['root']): diffs.append(f"the run's data set is {was.get('file') or was.get('root')}, this one {now['file'] or now['root']}")
+    if not same(was.get('file') or was.get('root'), now['file'] or now['root']):
+        diffs.append(f"the run's data set is {was.get('file') or was.get('root')}, this one "
+                     f"{now['file'] or now['root']}")
     if was.get('codes') != now['codes']: diffs.append(f"its classes are {was.get('codes')}, these {now['codes']}")
-    if (was.get('imagery'), was.get('bands')) != (now['imagery'], now['bands']): diffs.append(f"its images are {was.get('imagery')} (bands {was.get('bands')}), these {now['imagery']} (bands {now['bands']})")
+    if (was.get('imagery'), was.get('bands')) != (now['imagery'], now['bands']):
+        diffs.append(f"its images are {was.get('imagery')} (bands {was.get('bands')}), these {now['imagery']} (bands "
+                     f"{now['bands']})")
     return diffs
 
 # %% ../nbs/04e_recipe.ipynb #b5c0777c
@@ -312,7 +316,8 @@ def _stage_line(cfg, i, st, learn, start):
     more = [f"decoder {cfg['decoder']}", f"aug {learn.dls.aug}",
             *([f"accumulating {cfg['accum']} batches per step"] if cfg['accum'] > 1 else []),
             *([f"{cfg['comm_hook']} gradients"] if cfg['comm_hook'] else []),
-            *(['synchronised BatchNorm'] if cfg['sync_bn'] else []), *(['channels-last'] if cfg['channels_last'] else []),
+            *(['synchronised BatchNorm'] if cfg['sync_bn'] else []),
+            *(['channels-last'] if cfg['channels_last'] else []),
             *([f"compiled ({'inductor' if cfg['compile'] is True else cfg['compile']})"] if cfg['compile'] else [])]
     return (f"stage {i} {st['name']}: {st['sz']} px, batch {st['bs']} per process x {max(1, num_distrib())}, "
             f"epochs {start}..{st['epochs'] - 1}, lr {st['lr']}, {'frozen' if learn.opt.frozen_idx else 'unfrozen'}, "
@@ -337,7 +342,8 @@ def run_stage(plan:RunPlan, # The run's plan
     print0(_stage_line(cfg, i, st, learn, start))
     xtra = [*([NoSyncAccumulation(cfg['accum'], st['bs'])] if cfg['accum'] > 1 else []),
             *([RunTensorBoard(out/'tb', st['name'], tb_step)] if 'tensorboard' in cfg['track'] else [])]
-    kw = ddp_kwargs(comm_hook=cfg['comm_hook'], powersgd_rank=cfg['powersgd_rank'], powersgd_warmup=cfg['powersgd_warmup'])
+    kw = ddp_kwargs(comm_hook=cfg['comm_hook'], powersgd_rank=cfg['powersgd_rank'],
+                    powersgd_warmup=cfg['powersgd_warmup'])
     t0 = time.time()
     cbs = [save, log, EpochCheckpoint(out/'ckpt'/'last.pth', i, start, save, plan.meta)] + xtra + L(cbs)
     grows = plan.budget is not None and i == len(plan.stages) - 1 and not start   # a budget's last stage may grow
@@ -352,13 +358,14 @@ def final_metrics(learn:Learner, # The final learner, with the best weights of t
                   monitor:str='valid_loss', # What `SaveModelCallback` kept the best of
                   resumed:bool=True, # The last fit resumed its stage: the recorder holds part of it, so validate
                  )->dict:
-    "Validation loss and metrics of the final weights: the recorder's last epoch when it is the best one, else a validation"
+    "Validation loss and metrics of the final weights: the recorder's last epoch when it is the best, else a validation"
     names = ['valid_loss'] + [m.name for m in learn.metrics]
     rec = getattr(learn, 'recorder', None)
     cols = list(rec.metric_names[1:-1]) if rec is not None else []
     if rec is not None and rec.values and monitor in cols and not resumed:
         vals = [v[cols.index(monitor)] for v in rec.values]
-        best = int(np.argmin(vals) if 'loss' in monitor or 'error' in monitor else np.argmax(vals))   # SaveModelCallback's rule
+        # SaveModelCallback's rule
+        best = int(np.argmin(vals) if 'loss' in monitor or 'error' in monitor else np.argmax(vals))
         if best == len(vals) - 1: return dict(zip(names, map(float, rec.values[-1][1:])))
     with learn.distrib_ctx(sync_bn=False): res = learn.validate()   # each rank validates 1/N; the metrics gather
     return dict(zip(names, map(float, res)))
@@ -366,9 +373,9 @@ def final_metrics(learn:Learner, # The final learner, with the best weights of t
 # %% ../nbs/04e_recipe.ipynb #003fd74d
 def stopped(out:Path, # The run folder
             e:BaseException, # Why the run stopped
-            fresh:bool, # This process began the run folder's contents (rank 0 of a new run): its files go when no epoch had ended
+            fresh:bool, # This process began the run folder's contents (rank 0 of a new run): removed if no epoch ended
            )->str:
-    "What a stopped run keeps, for rank 0 to say in one line: its last finished epoch and how to continue, or, when no epoch had ended, its files removed"
+    "What a stopped run keeps, in one line: its last finished epoch and how to continue, or its files removed"
     if rank_distrib(): return ''
     try: ckpt_writer.wait()   # the checkpoint being written is whole (or not there) before the run says what it keeps
     except Exception as w:
@@ -378,12 +385,14 @@ def stopped(out:Path, # The run folder
     if ck.exists() or prev_path(ck).exists():
         rows = list(csv.reader(open(out/'metrics.csv'))) if (out/'metrics.csv').exists() else []
         last = f' (stage {rows[-1][1]}, epoch {rows[-1][2]})' if len(rows) > 1 and len(rows[-1]) > 2 else ''
-        msg = f'the run in {out} keeps its last finished epoch{last}: continue it with the same command and --resume --out {out}'
+        msg = (f'the run in {out} keeps its last finished epoch{last}: '
+               f'continue it with the same command and --resume --out {out}')
     elif fresh:
         gone, kept = clear_run(out)   # the files it recorded writing; its folders, out too, once empty
         why = 'no checkpoint could be written' if isinstance(e, SaveError) else 'no epoch had ended'
         msg = f'{why}, so there is nothing to resume: ' + (
-            f'{out} was removed' if not out.exists() else f"the run's files in {out} were removed" + (f'; {kept_note(kept)}' if kept else ''))
+            f'{out} was removed' if not out.exists()
+            else f"the run's files in {out} were removed" + (f'; {kept_note(kept)}' if kept else ''))
     else: msg = f'no epoch had ended: start the run again with --restart --out {out}'
     return f'{how}: {msg}'
 
@@ -405,7 +414,7 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
                resume:bool=False, # Continue from `out/ckpt/last.pth`
                cbs:list|None=None, # Extra callbacks for every fit (e.g. for tests)
                restart:bool=False, # Start the run in `out` again: what an earlier run left there is removed first
-               plan_only:bool=False, # With `budget`: print the plan and return None, before anything trains or is written
+               plan_only:bool=False, # With `budget`: print the plan and return None, before anything is written
               )->Learner|None:
     "Plan the run of a checked config, then run every stage in this process; return the final learner"
     out, tm = Path(out), RunTimer()
@@ -420,7 +429,8 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
             start = tm.t - (tm.parts['start-up'] if Path(sys.argv[0]).name == 'train.py' else 0)   # its imports count
             budget = budget_stages(start, plan_only)
             if plan_only: plan_data(cfg, budget); return None
-        restarted = group_restarted()   # an elastic restart of a --restart run resumes: what it trained is not removed again
+        # an elastic restart of a --restart run resumes: what it trained is not removed again
+        restarted = group_restarted()
         p = plan_run(cfg, out, resume, restarted, restart, budget)
         bplan = p.budget
         tm('checks')
@@ -428,14 +438,18 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
         fresh = restart or p.reuse or not (resume or restarted or (out/'config.json').exists())
         if (restart or p.reuse) and not restarted and rank == 0:
             gone, kept = clear_run(out)
-            said = f'removed {len(gone)} file(s) the earlier run wrote in {out}' + (f'; {kept_note(kept)}' if kept else '')
-            if p.reuse: print0(f'run folder {out}: its run stopped before its first epoch ended, so there is nothing to resume: '
-                               f'reused ({said})')
+            said = (f'removed {len(gone)} file(s) the earlier run wrote in {out}'
+                    + (f'; {kept_note(kept)}' if kept else ''))
+            if p.reuse:
+                print0(f'run folder {out}: its run stopped before its first epoch ended, so there is '
+                       f'nothing to resume: reused ({said})')
             elif gone or kept: print0(f'--restart: {said}')
         p = _open_data(p)
         if rank == 0:
             try: mark_run(out, p.stages, max(1, num_distrib()))   # never read as input; records what the run writes
-            except OSError as e: raise PermissionError(f'run folder {out} cannot be written ({e.strerror}): choose another --out') from None
+            except OSError as e:
+                raise PermissionError(f'run folder {out} cannot be written ({e.strerror}): '
+                                      f'choose another --out') from None
     except (ValueError, OSError) as e: raise RunError(str(e)) from e
     if p.cache is not None: tm('cache')
     cfg = p.cfg
@@ -461,7 +475,9 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
             learn, final = _stages(p, L(cbs) + tcbs + budget_cbs(cfg, bplan), tm, rank)
     except BaseException as e:
         said = stopped(out, e, fresh and rank == 0)
-        if isinstance(e, (DataError, SaveError)): raise RunError(f"{e}\n({said.split(': ', 1)[-1]})" if said else str(e)) from e   # a file that cannot be read (--no-check), or written: one message
+        # a file that cannot be read (--no-check), or written: one message
+        if isinstance(e, (DataError, SaveError)):
+            raise RunError(f"{e}\n({said.split(': ', 1)[-1]})" if said else str(e)) from e
         if said: print(f'train.py: {said}', file=sys.stderr, flush=True)
         raise
     print0('final: ' + ', '.join(f'{k} {v:.4f}' for k, v in final.items()) + f'\n{tm}\nrun folder: {out}')
@@ -471,7 +487,7 @@ def train(cfg:dict, # A config (see `default_config`)
           out:Path|str, # The run folder
           resume:bool=False, # Continue from `out/ckpt/last.pth`
           cbs:list|None=None, # Extra callbacks for every fit (e.g. for tests)
-          restart:bool=False, # Start the run in `out` again: what an earlier run left there is removed first (`clear_run`)
+          restart:bool=False, # Start the run in `out` again, removing what an earlier run left there (`clear_run`)
           plan_only:bool=False, # With `budget`: print the plan and return None, before anything trains or is written
          )->Learner|None:
     "Check `cfg`, then run every stage of it in this process (`run_recipe`); return the final learner"
@@ -487,7 +503,8 @@ def _stages(p, cbs, tm, rank):
         log = RunLog(out, i, st['name'], start)
         learn = run_stage(p, i, log, cbs, tb_step)
         tb_step, resumed, batches[st['name']] = tb_step + learn.train_iter, bool(start), log.batches
-        digests[st['name']] = weights_digest(learn.model)   # the stage's best weights, as the next stage starts from them
+        # the stage's best weights, as the next stage starts from them
+        digests[st['name']] = weights_digest(learn.model)
         tm(f"stage {st['name']}")
     if learn is None: learn = _final_learner(p)
     final = final_metrics(learn, p.cfg['monitor'], resumed)

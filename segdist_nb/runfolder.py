@@ -36,8 +36,9 @@ class RunLog(Callback):
         self.batches.append(self.n_train)
         if rank_distrib(): return
         names = list(self.recorder.metric_names[1:])
-        vals = [self.stage, self.stage_name, self.start_epoch + self.epoch] + [f'{float(v):.6g}' if isinstance(v, (float, int, np.floating)) or hasattr(v, 'item') else v
-                                                                         for v in self.recorder.log[1:]]
+        vals = [self.stage, self.stage_name, self.start_epoch + self.epoch] + [
+            f'{float(v):.6g}' if isinstance(v, (float, int, np.floating)) or hasattr(v, 'item') else v
+            for v in self.recorder.log[1:]]
         fn = self.out/'metrics.csv'
         new = not fn.exists()
         with open(fn, 'a', newline='') as f:
@@ -59,7 +60,8 @@ def trim_log(fn:Path, meta:dict):
 def weights_digest(model:nn.Module)->str:
     "Checksum of a model's weights"
     h = hashlib.sha1()
-    for k, v in get_model(model).state_dict().items(): h.update(k.encode()); h.update(v.detach().cpu().numpy().tobytes())
+    for k, v in get_model(model).state_dict().items():
+        h.update(k.encode()); h.update(v.detach().cpu().numpy().tobytes())
     return h.hexdigest()
 
 # %% ../nbs/04c_runfolder.ipynb #e7a58a87
@@ -71,12 +73,14 @@ class RunTimer:
     def __call__(self, part:str):
         "Charge the time since the last call to `part`"
         now = time.time(); self.parts[part] = self.parts.get(part, 0.) + now - self.t; self.t = now
-    def __repr__(self): return 'time: ' + ', '.join(f'{k} {v:.1f} s' for k, v in self.parts.items()) + f'; total {sum(self.parts.values()):.1f} s'
+    def __repr__(self): return ('time: ' + ', '.join(f'{k} {v:.1f} s' for k, v in self.parts.items())
+                                + f'; total {sum(self.parts.values()):.1f} s')
 
 # %% ../nbs/04c_runfolder.ipynb #84a62665
 run_top = ('config.json', 'metrics.csv', 'metrics.csv.tmp', 'final.json', 'timing.json', 'model.pkl', 'model.pkl.tmp',
            'loss.png', 'iou.png', 'results.png', 'confusion.png',
-           'model/config.json', 'model/model.safetensors', 'model/*.tmp')   # the files a run writes at the top of its folder
+           # the files a run writes at the top of its folder
+           'model/config.json', 'model/model.safetensors', 'model/*.tmp')
 run_dirs = ('models', 'ckpt', 'ranks', 'tb', 'model')   # the folders it writes into (the model folder: chapter 02ef)
 run_stores = ('mlruns', 'wandb')   # the trackers' local stores (04ca_track): the run's, and never removed by it
 
@@ -91,7 +95,7 @@ def run_patterns(stages:list, # The run's stages (their `name`s)
 # %% ../nbs/04c_runfolder.ipynb #272753a3
 def run_record(out:Path, # A run folder
               )->dict: # `files`: globs relative to `out`; `dirs`: the folders the run created ('.': `out` itself)
-    "What the run in `out` recorded writing there (`mark_run`); for a run from before the record, what its config.json says"
+    "What the run in `out` recorded writing there (`mark_run`), or for an older run what its config.json says"
     try:
         m = json.loads((out/output_marker).read_text())
         if m.get('by') == 'train.py' and 'files' in m: return dict(files=m['files'], dirs=m.get('dirs', list(run_dirs)))
@@ -104,7 +108,7 @@ def mark_run(out:Path, # The run folder
              stages:list, # The run's stages
              ws:int=1, # Its processes
             )->Path:
-    "Create `out` and its folders, marked as a run's (never read as input), with the record of what the run writes and creates"
+    "Create `out` and its folders, marked as a run's (never read as input), recording what the run writes"
     was = run_record(out) if is_output(out) else dict(files=[], dirs=[])   # the run it continues
     made = [d for d in ('.', *run_dirs) if not (out/d).exists()]   # tb/: made later, by the events writer
     for d in run_dirs[:3]: (out/d).mkdir(parents=True, exist_ok=True)
@@ -153,12 +157,13 @@ def run_has_epochs(out:Path)->bool:
 def tidy_run(out:Path, # A finished run's folder
              keep:str='final', # One of `keep_choices`
             )->list: # The files removed
-    "Remove (`clear_run`) what a finished run does not keep: the resume checkpoint (unless 'all'), each stage's weights ('final')"
+    "Remove (`clear_run`) what a finished run does not keep: the resume checkpoint, or each stage's weights too"
     within = {'all': (), 'stages': ('ckpt',)}.get(keep, ('ckpt', 'models'))
     mb = sum(f.stat().st_size for f in run_files(out, within)) / 2**20
     gone, kept = clear_run(out, within, dirs=False)
-    if gone: print0(f"kept model.pkl ({(out/'model.pkl').stat().st_size / 2**20:.0f} MB); removed {len(gone)} weight file(s), {mb:.0f} MB "
-                    f"(--keep {'stages' if keep == 'final' else 'all'} keeps them)")
+    if gone:
+        print0(f"kept model.pkl ({(out/'model.pkl').stat().st_size / 2**20:.0f} MB); removed {len(gone)} weight "
+               f"file(s), {mb:.0f} MB (--keep {'stages' if keep == 'final' else 'all'} keeps them)")
     if kept: print0(f"{kept_note(kept)} (in {', '.join(d + '/' for d in within)})")
     return [out/f for f in gone]
 
@@ -171,7 +176,8 @@ def plot_losses(out:Path, fn:Path|None=None):
     for k in ('train_loss', 'valid_loss'): ax.plot(x, [float(r[k]) for r in rows], 'o-', ms=3, label=k)
     for i, r in enumerate(rows):
         if i == 0 or r['name'] != rows[i - 1]['name']:
-            ax.axvline(i - 0.5, color='grey', lw=0.5); ax.text(i - 0.4, ax.get_ylim()[1], r['name'], fontsize=7, va='top')
+            ax.axvline(i - 0.5, color='grey', lw=0.5)
+            ax.text(i - 0.4, ax.get_ylim()[1], r['name'], fontsize=7, va='top')
     ax.set_xlabel('epoch (all stages)'); ax.set_ylabel('loss'); ax.legend(fontsize=8)
     savefig(fig, fn or out/'loss.png')
 
@@ -180,12 +186,14 @@ def plot_results(learn:Learner, fn:Path, n:int=4):
     "Validation images, true masks and predicted masks, in the class palette"
     xb, yb = learn.dls.valid.one_batch()
     learn.model.eval()
-    ml = getattr(getattr(learn.dls, 'spec', None), 'multilabel', None)   # bit flags (chapter 02g), a colour per combination of classes
+    # bit flags (chapter 02g), a colour per combination of classes
+    ml = getattr(getattr(learn.dls, 'spec', None), 'multilabel', None)
     with torch.no_grad(): pred = learn.model(xb); pred = ml_decode(pred) if ml else pred.argmax(1)
     norm = batch_part(learn.dls, Normalize)
     imgs = norm.decode(TensorImage(xb.cpu())) if norm is not None else xb   # back to 0..1 colours
     n = min(n, len(xb))
-    plot_triplets([(imgs[i].permute(1, 2, 0).cpu().clamp(0, 1), yb[i].cpu(), pred[i].cpu()) for i in range(n)], ml_names(learn.codes) if ml else learn.codes, fn)
+    plot_triplets([(imgs[i].permute(1, 2, 0).cpu().clamp(0, 1), yb[i].cpu(), pred[i].cpu()) for i in range(n)],
+                  ml_names(learn.codes) if ml else learn.codes, fn)
 
 # %% ../nbs/04c_runfolder.ipynb #4fecbe36
 def save_plots(learn:Learner, out:Path):
@@ -199,26 +207,33 @@ try: from fastai.callback.tensorboard import TensorBoardCallback
 except ImportError: TensorBoardCallback = Callback   # tensorboard is not installed: `RunTensorBoard` says so when used
 
 class RunTensorBoard(TensorBoardCallback):
-    "fastai's `TensorBoardCallback` (rank 0) across the stages of a run: losses (read once per epoch), metrics and per-class IoU per epoch, a results picture per stage"
+    "fastai's `TensorBoardCallback` (rank 0) across the stages of a run: losses, metrics, class IoUs and results"
     def __init__(self, log_dir:Path, # Events folder
                  stage:str, # Stage name, for the picture
                  step0:int=0, # Training steps of the stages before this one
                 ):
-        if TensorBoardCallback is Callback: raise ImportError('--tensorboard needs the tensorboard package: pip install tensorboard')
-        super().__init__(log_dir=str(log_dir), trace_model=False, log_preds=False); self.stage, self.step0 = stage, step0
+        if TensorBoardCallback is Callback:
+            raise ImportError('--tensorboard needs the tensorboard package: pip install tensorboard')
+        super().__init__(log_dir=str(log_dir), trace_model=False, log_preds=False)
+        self.stage, self.step0 = stage, step0
     @property
     def train_iter(self): return self.step0 + self.learn.train_iter
     def before_epoch(self): self.tb_losses = []
-    def after_batch(self):   # fastai's logs every hyper-parameter, which fails on torch's non-numeric ones (e.g. AdamW's `foreach`), and reads the loss every batch
+    # fastai's logs every hyper-parameter, which fails on torch's non-numeric ones (e.g. AdamW's `foreach`), and
+    # reads the loss every batch
+    def after_batch(self):
         if not self.training: return
         self.tb_losses.append((self.train_iter, self.smooth_loss))   # on the device until the epoch ends
         for i, h in enumerate(self.opt.hypers):
             for k, v in h.items():
-                if isinstance(v, (int, float)) and not isinstance(v, bool): self.writer.add_scalar(f'{k}_{i}', v, self.train_iter)
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    self.writer.add_scalar(f'{k}_{i}', v, self.train_iter)
     def _write_losses(self):
         "The epoch's training losses, read from the device in one copy"
         if not getattr(self, 'tb_losses', None): return
-        for (step, _), v in zip(self.tb_losses, torch.stack([torch.as_tensor(o).float() for _, o in self.tb_losses]).tolist()): self.writer.add_scalar('train_loss', v, step)
+        for (step, _), v in zip(self.tb_losses,
+                                torch.stack([torch.as_tensor(o).float() for _, o in self.tb_losses]).tolist()):
+            self.writer.add_scalar('train_loss', v, step)
         self.tb_losses = []
     def after_epoch(self):
         self._write_losses()
@@ -231,7 +246,9 @@ class RunTensorBoard(TensorBoardCallback):
         if getattr(self, 'run', False):
             self._write_losses()   # an epoch cut short
             fn = Path(self.log_dir)/f'.results_{self.stage}.png'
-            with no_random(): plot_results(self.learn, fn)   # its batch draws random numbers: keep the run's random state
-            self.writer.add_image(f'results/{self.stage}', np.asarray(Image.open(fn).convert('RGB')), self.train_iter, dataformats='HWC')
+            # its batch draws random numbers: keep the run's random state
+            with no_random(): plot_results(self.learn, fn)
+            self.writer.add_image(f'results/{self.stage}', np.asarray(Image.open(fn).convert('RGB')), self.train_iter,
+                                  dataformats='HWC')
             fn.unlink()
         super().after_fit()

@@ -1,9 +1,11 @@
-# Helpers for this library's own tests: a quick run's arguments, a callback that kills a rank on cue, a fake device module
-# whose streams record what the input path asks of them, a counter of the host's reads of tensor values, the command
-# lines' test drivers, and a local server of weights (torch.hub files and a Hugging Face Hub endpoint on 127.0.0.1).
+# Helpers for this library's own tests: a quick run's arguments, a callback that kills a rank on cue, a fake device
+# module whose streams record what the input path asks of them, a counter of the host's reads of tensor values, the
+# command lines' test drivers, and a local server of weights (torch.hub files and a Hugging Face Hub endpoint on
+# 127.0.0.1).
 #
-# Not part of the documented API, and not a chapter: the tests of chapters 00c, 02f, 03, 04, 04d, 05, 05c, 05f and 05g import it. It is written
-# by hand (nbdev-export leaves it alone), so that the documented modules hold only what users call.
+# Not part of the documented API, and not a chapter: the tests of chapters 00c, 02f, 03, 04, 04d, 05, 05c, 05f and 05g
+# import it. It is written by hand (nbdev-export leaves it alone), so that the documented modules hold only what users
+# call.
 # (A comment, not a docstring: nbdev-export would list the module in llms.txt.)
 
 
@@ -20,16 +22,16 @@ from fastai.torch_core import rank_distrib
 __all__ = ['tiny_args', 'KillAt', 'FakeStreams', 'SyncCount', 'BatchSyncs', 'InputPath', 'cli', 'cli_argv', 'tree', 'bad_run', 'broken', 'FakeHub', 'sd_bytes']
 
 def tiny_args(data:Path, out:Path, *more)->list:
-    "Arguments of `train.py` for a quick run of the three seed stages on a tiny data set, from scratch (tests, smoke runs)"
+    "Arguments of `train.py` for a quick run of the three seed stages on a tiny data set, from scratch (smoke tests)"
     return ['--data', data, '--out', out, '--arch', 'resnet18', '--void', 'void', '--bs', '2', '--sz-scale', '0.25',
             '--epochs-scale', '0.2', '--num-workers', '0', '--seed', '0', '--pretrained', 'false', *more]
 
 class KillAt(Callback):
-    "SIGKILL one rank at a point of the run: after epoch `ep` of stage `stage`, or at its batch `batch` (tests of faults)"
+    "SIGKILL one rank at a point of the run: after epoch `ep` of stage `stage`, or at its batch `batch` (fault tests)"
     order = 99  # after EpochCheckpoint
     def __init__(self, stage:str, # Stage name
                  ep:int, # Epoch of that stage
-                 batch:int|None=None, # Kill in the middle of the epoch, after this training batch; None = after the epoch
+                 batch:int|None=None, # Kill in the middle of the epoch, after this training batch; None: after it
                  rank:int=0, # Which rank
                  once:str|None=None, # A marker file: kill only if it does not exist yet (and create it)
                 ): store_attr()
@@ -43,7 +45,8 @@ class KillAt(Callback):
         ckpt_writer.wait()   # the checkpoints written so far (in a thread) on the disk: the kill lands mid-epoch
         return True
     def after_batch(self):
-        if self.batch is not None and self.training and self.iter == self.batch and self._hit(): os.kill(os.getpid(), signal.SIGKILL)
+        if self.batch is not None and self.training and self.iter == self.batch and self._hit():
+            os.kill(os.getpid(), signal.SIGKILL)
     def after_epoch(self):
         if self.batch is None and self._hit(): os.kill(os.getpid(), signal.SIGKILL)
 
@@ -54,11 +57,12 @@ class _FakeStream:
     def wait_event(self, ev): self.mod.log.append(('wait', self.kind, ev))
 
 class FakeStreams:
-    "A device module, as `torch.cuda` is one, whose device, streams and events only record what is asked of them (tests of the input path on CPUs)"
+    "A device module like `torch.cuda` whose device, streams and events only record what is asked of them (on CPUs)"
     def __init__(self, devices:int=8): self.log, self.idx, self.n, self.devices = [], 0, 0, devices
     def device_count(self)->int: return self.devices
     def set_device(self, i:int):
-        if not 0 <= i < self.devices: raise ValueError(f'device {i}: this fake has {self.devices}')   # as CUDA's invalid device ordinal
+        # as CUDA's invalid device ordinal
+        if not 0 <= i < self.devices: raise ValueError(f'device {i}: this fake has {self.devices}')
         self.log.append(('set_device', i)); self.idx = i
     def current_device(self)->int: return self.idx
     def Stream(self, idx=None): self.log.append(('stream', idx)); return _FakeStream(self, 'side', idx)
@@ -79,10 +83,12 @@ class FakeStreams:
 host_code = ('fastai/callback/schedule.py',)
 
 class SyncCount(TorchDispatchMode):
-    "Count the host's reads of tensor values (what `.item()`, `bool()` and `float()` of a tensor call), other than of the tensors in `skip` and those made by `host_code`"
+    "Count the host's reads of tensor values (`.item()`, `bool()`, `float()`), but of tensors in `skip` or `host_code`"
     def __init__(self, skip=()): super().__init__(); self.n, self.skip = 0, set(skip)
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if func is torch.ops.aten._local_scalar_dense.default and id(args[0]) not in self.skip and not _from_host_code(): self.n += 1
+        if (func is torch.ops.aten._local_scalar_dense.default and id(args[0]) not in self.skip
+            and not _from_host_code()):
+            self.n += 1
         return func(*args, **(kwargs or {}))
 
 def _from_host_code()->bool:
@@ -94,7 +100,7 @@ def _from_host_code()->bool:
     return False
 
 class BatchSyncs(Callback):
-    "From the second epoch on, the host's reads from the end of one training batch to the end of the next (data, augmentation, step, callbacks), in `n`"
+    "From the second epoch on, the host's reads from the end of one training batch to the end of the next, in `n`"
     order = -100   # the first `after_batch`: a window closes; `_Open`, the last, opens the next
     def __init__(self): self.n, self.mode = [], None
     def before_fit(self): self.mode = None   # `n` goes on across fits (a run's stages)
@@ -103,8 +109,9 @@ class BatchSyncs(Callback):
     def before_validate(self):   # the epoch's last window is left out: the end of an epoch reads what it logs
         if self.mode is not None: self.mode.__exit__(None, None, None); self.mode = None
     def open(self):
-        "Open the next window (`_Open`, the last `after_batch`): the optimizer's step counters are not counted (torch's AdamW keeps them on the CPU)"
-        self.mode = SyncCount({id(s['step']) for s in self.learn.opt.opt.state.values() if 'step' in s}); self.mode.__enter__()
+        "Open the next window (`_Open`, the last `after_batch`), not counting the optimizer's step counters"
+        self.mode = SyncCount({id(s['step']) for s in self.learn.opt.opt.state.values() if 'step' in s})
+        self.mode.__enter__()
     @property
     def cbs(self)->list: return [self, _Open(self)]
 
@@ -115,15 +122,16 @@ class _Open(Callback):
         if self.training and self.epoch >= 1 and self.iter + 1 < self.n_iter: self.counter.open()
 
 class InputPath(Callback):
-    "Per training epoch, how the batches reached the step: the loader's class, and how many came through the loader's thread or its kept worker processes"
+    "Per training epoch, how the batches reached the step: the loader's class, how many came by its thread or workers"
     def __init__(self): self.epochs = []
     def after_train(self):
         dl = self.dl; f = getattr(dl, 'feeder', dl)
         pf, w = getattr(f, '_pf', None), getattr(dl, '_workers', None)
-        self.epochs.append(dict(loader=type(dl).__name__, batches=self.n_iter, thread=pf.delivered if pf else 0, workers=w._num_yielded if w else 0))
+        self.epochs.append(dict(loader=type(dl).__name__, batches=self.n_iter, thread=pf.delivered if pf else 0,
+                                workers=w._num_yielded if w else 0))
 
 def cli_argv(*args, **kw)->list:
-    "A command line from Python arguments: positional ones as they are, `k=v` as `--k v` (`_` spelt `-`), `k=True` as `--k`; False and None left out"
+    "A command line from Python arguments: positional ones as they are, `k=v` as `--k v`, `k=True` as `--k`"
     out = [str(a) for a in args]
     for k, v in kw.items():
         if v is None or v is False: continue
@@ -131,7 +139,7 @@ def cli_argv(*args, **kw)->list:
     return out
 
 def cli(f, *args, **kw)->tuple:
-    "Run a console script's function in this process, given its command line as a list or as Python arguments (`cli_argv`): (exit status, stdout, stderr)"
+    "(exit status, stdout, stderr) of a console script's function run in this process on a command line (`cli_argv`)"
     argv = args[0] if len(args) == 1 and isinstance(args[0], list) and not kw else cli_argv(*args, **kw)
     o, e = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
@@ -142,13 +150,14 @@ def cli(f, *args, **kw)->tuple:
 def tree(d)->dict:
     "Every file under `d`: relative path -> (size, modification time), to tell whether anything changed"
     d = Path(d)
-    return {p.relative_to(d): (p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(d.rglob('*')) if p.is_file()} if d.exists() else None
+    return ({p.relative_to(d): (p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(d.rglob('*')) if p.is_file()}
+            if d.exists() else None)
 
 def bad_run(data, # The data set
             *args, # More arguments of `train.py` (after `tiny_args`)
             out=None, # The run folder: not created, or left as it was; default a new temporary one
            )->str: # The error message
-    "Run `train.py`'s `main` in this process on a tiny config; check the exit status is 2 and the run folder untouched; return the message"
+    "The message of `train.py`'s `main` run in this process on a tiny config, checked to exit 2 with the run untouched"
     from segdist_nb.train import main
     import tempfile
     out = Path(out) if out is not None else Path(tempfile.mkdtemp())/'run'
@@ -169,8 +178,11 @@ def broken(good, # A data set
     p = Path(shutil.copytree(good, dest)); f(p); return p
 
 
+# FakeHub serves torch.hub files at /NAME; and a Hugging Face Hub endpoint (HF_ENDPOINT) at /REPO/resolve/REV/FILE, its
+# repository API (`snapshot_download`) and uploads (`HfApi.create_repo`, `upload_folder`: files sent whole); `log` holds
+# (method, path) of each request.
 class FakeHub(http.server.ThreadingHTTPServer):
-    "torch.hub files at /NAME and a Hugging Face Hub endpoint (HF_ENDPOINT) at /REPO/resolve/REV/FILE, its repository API (`snapshot_download`) and uploads (`HfApi.create_repo`, `upload_folder`: files sent whole), on 127.0.0.1; `log` holds (method, path) of each request"
+    "A local server of torch.hub files at /NAME and of a Hugging Face Hub endpoint (HF_ENDPOINT) on 127.0.0.1"
     def __init__(self, files:dict|None=None, # NAME -> bytes, for torch.hub
                  repos:dict|None=None, # REPO -> {FILE: bytes}, for the Hub
                 ):
@@ -179,11 +191,13 @@ class FakeHub(http.server.ThreadingHTTPServer):
         threading.Thread(target=self.serve_forever, daemon=True).start()
     @property
     def url(self)->str: return f'http://127.0.0.1:{self.server_address[1]}'
-    def commit(self, repo:str)->str: return hashlib.sha1(repr(sorted((k, hashlib.sha1(v).hexdigest()) for k, v in self.repos.get(repo, {}).items())).encode()).hexdigest()
+    def commit(self, repo:str)->str: return hashlib.sha1(repr(sorted((k, hashlib.sha1(v).hexdigest())
+                                                                     for k, v in self.repos.get(repo, {}).items())
+                                                              ).encode()).hexdigest()
     def stop(self): self.shutdown(); self.server_close()
 
 class _FakeHubHandler(http.server.BaseHTTPRequestHandler):
-    "The headers `hf_hub_download` reads: X-Repo-Commit, ETag, Content-Length; X-Error-Code for a missing file or repository; the JSON of the Hub's API"
+    "The headers `hf_hub_download` reads (X-Repo-Commit, ETag, Content-Length, X-Error-Code), and the Hub API's JSON"
     def log_message(self, *args): pass
     def send(self, code:int, data:bytes|None, hdr:dict, body:bool=True):
         self.send_response(code)
@@ -191,7 +205,7 @@ class _FakeHubHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         if body and data: self.wfile.write(data)
     def api(self, method:str):
-        "GET /api/models/REPO/revision/REV and .../tree/REV (`snapshot_download`); POST /api/repos/create, /api/validate-yaml, /api/models/REPO/preupload/REV and .../commit/REV"
+        "GET /api/models/REPO/revision/REV and .../tree/REV; POST /api/repos/create, validate-yaml, preupload, commit"
         import json, base64, urllib.parse
         path, hub = urllib.parse.unquote(self.path.split('?')[0])[len('/api/'):], self.server
         body = self.rfile.read(int(self.headers.get('Content-Length') or 0)) if method == 'POST' else b''
@@ -203,14 +217,18 @@ class _FakeHubHandler(http.server.BaseHTTPRequestHandler):
         repo, _, rest = path[len('models/'):].rpartition('/revision/') if '/revision/' in path else (None, None, None)
         if repo is not None:
             if repo not in hub.repos: return self.send(404, b'', {'X-Error-Code': 'RepoNotFound'})
-            return js(dict(id=repo, sha=hub.commit(repo), siblings=[dict(rfilename=f) for f in sorted(hub.repos[repo])]))
+            return js(dict(id=repo, sha=hub.commit(repo),
+                           siblings=[dict(rfilename=f) for f in sorted(hub.repos[repo])]))
         m = re.fullmatch(r'models/(.+)/tree/[^/]+', path)   # `list_repo_tree`
         if m is not None and m.group(1) in hub.repos:
-            return js([dict(type='file', path=f, size=len(b), oid=hashlib.sha1(b).hexdigest()) for f, b in sorted(hub.repos[m.group(1)].items())])
+            return js([dict(type='file', path=f, size=len(b), oid=hashlib.sha1(b).hexdigest())
+                       for f, b in sorted(hub.repos[m.group(1)].items())])
         m = re.fullmatch(r'models/(.+)/(preupload|commit)/[^/]+', path)
         if m is None or m.group(1) not in hub.repos: return self.send(404, b'', {'X-Error-Code': 'RepoNotFound'})
         repo = m.group(1)
-        if m.group(2) == 'preupload': return js(dict(files=[dict(path=f['path'], uploadMode='regular', shouldIgnore=False) for f in json.loads(body)['files']]))
+        if m.group(2) == 'preupload':
+            return js(dict(files=[dict(path=f['path'], uploadMode='regular', shouldIgnore=False)
+                                  for f in json.loads(body)['files']]))
         for line in body.decode().splitlines():   # NDJSON: a header, then each file whole (base64)
             o = json.loads(line)
             if o['key'] == 'file': hub.repos[repo][o['value']['path']] = base64.b64decode(o['value']['content'])
@@ -223,7 +241,8 @@ class _FakeHubHandler(http.server.BaseHTTPRequestHandler):
         if sep:
             rev, _, fn = rest.partition('/')
             data = self.server.repos.get(repo, {}).get(fn)
-            hdr['X-Repo-Commit'] = rev if re.fullmatch('[0-9a-f]{40}', rev) else self.server.commit(repo) if repo in self.server.repos else 'c0ffee' * 6 + 'c0ff'
+            hdr['X-Repo-Commit'] = (rev if re.fullmatch('[0-9a-f]{40}', rev) else self.server.commit(repo)
+                                    if repo in self.server.repos else 'c0ffee' * 6 + 'c0ff')
             if data is None: hdr['X-Error-Code'] = 'EntryNotFound' if repo in self.server.repos else 'RepoNotFound'
         else: data = self.server.files.get(self.path.lstrip('/'))
         if data is not None: hdr['ETag'] = f'"{hashlib.sha256(data).hexdigest()}"'

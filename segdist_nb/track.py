@@ -1,4 +1,4 @@
-"""`--track wandb,mlflow,tensorboard`: the run's config, each epoch's row, its plots and its model, in Weights & Biases, MLflow or TensorBoard, offline by default
+"""`--track wandb,mlflow,tensorboard`: the run in W&B, MLflow or TensorBoard (offline by default).
 
 Docs: https://segdist.github.io/segdist_nb/track.html.md"""
 
@@ -135,7 +135,7 @@ class RunWandb:
     "W&B through fastai's `WandbCallback` (`cb`): config, each batch's loss, each epoch's row; plots, model at the end"
     def __init__(self, cfg:dict, # The run's config
                  out:Path, # The run folder: an offline run goes into `out/wandb`
-                 step0:int=0, # Epochs logged before (a resumed run): W&B's run in `out/wandb` goes on (it counts its own steps)
+                 step0:int=0, # Epochs logged before (a resumed run): W&B's run in `out/wandb` goes on (own steps)
                 ):
         import wandb
         from fastai.callback.wandb import WandbCallback

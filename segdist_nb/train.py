@@ -56,7 +56,8 @@ def config_from_args(argv:list|None=None)->tuple:
     if rank_distrib() == 0:
         for n in notes: print(n)
     if (a.resume or a.restart) and not a.out:
-        raise ValueError(f"--{'resume' if a.resume else 'restart'} needs --out RUN, the folder of the run to {'continue' if a.resume else 'start again'} (e.g. runs/20261203-091500)")
+        raise ValueError(f"--{'resume' if a.resume else 'restart'} needs --out RUN, the folder of the run to "
+                         f"{'continue' if a.resume else 'start again'} (e.g. runs/20261203-091500)")
     out = Path(a.out) if a.out else Path('runs')/run_name()
     return cfg, out, a.resume, a.restart
 
@@ -70,6 +71,9 @@ def main(argv:list|None=None, # Command-line arguments (default `sys.argv[1:]`)
         raise SystemExit(2)
     try: cfg, out, resume, restart = config_from_args(argv)
     except (ValueError, OSError) as e: fail(e)
-    try: return run_recipe(cfg, out, resume, cbs=cbs, restart=restart, plan_only=train_parser().parse_args(argv).plan_only)   # the config is checked: not again
+    # the config is checked: not again
+    try:
+        return run_recipe(cfg, out, resume, cbs=cbs, restart=restart,
+                          plan_only=train_parser().parse_args(argv).plan_only)
     except RunError as e: fail(e)   # other exceptions are bugs: they keep their traceback
     except KeyboardInterrupt: raise SystemExit(130)   # `train` said what the run keeps (SIGTERM too, in training: 04a)
