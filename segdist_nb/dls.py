@@ -118,7 +118,8 @@ class CacheDL(TfmdDL):
 def _cache_kwargs(path:Path, fns:list, label_fn:Callable, item_sz, cache, reader=None, imagery=None)->dict:
     "`dataloaders` arguments that read the items from the cache (`CacheDL`)"
     if not isinstance(cache, SegCache):
-        cache = seg_cache(path, fns, label_fn, None if cache is True else cache, item_sz, reader=reader, imagery=imagery)
+        cache = seg_cache(path, fns, label_fn, None if cache is True else cache, item_sz, reader=reader,
+                          imagery=imagery)
     want = None if item_sz is None else list(size_hw(item_sz))
     if cache.man['size'] != want:
         raise ValueError(f"the cache {cache.folder} stores items at {cache.man['size'] or 'native size'}, but item_sz "
