@@ -118,7 +118,7 @@ class SegBatch(DisplayedTransform):
     def draw(self, n:int, # Items in the batch
              device, # Where the draws are made (the batch's device)
             )->dict:
-        "Each item's random parameters, drawn on `device` in the order and distributions of the preset's fastai transforms"
+        "Each item's random parameters, drawn on `device` in the order and distributions of the preset's transforms"
         p, d, f = self.p, {}, dict(device=device, dtype=torch.float32)
         if not p: return d
         # `Dihedral(p=0.5)`
