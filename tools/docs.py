@@ -191,7 +191,7 @@ MAX_LINE = 120
 # Modules with lines over MAX_LINE not yet wrapped: the list only shrinks (a module wrapped leaves it; lint says when).
 LONG_LEFT = {'__init__', 'benchmark', 'budget', 'check', 'compiled', 'decoders',
              'distributed', 'dls', 'encoders', 'engine', 'evaluate', 'export',
-             'measure', 'model', 'modelfile', 'multilabel', 'multilabel_learn', 'notebook', 'predict',
+             'measure', 'model', 'modelfile', 'multilabel_learn', 'notebook', 'predict',
              'recipe', 'runfolder', 'scaling', 'synthetic', 'testing', 'track', 'train', 'weights'}
 
 def long_lines(fn:Path) -> list:
