@@ -192,7 +192,7 @@ MAX_LINE = 120
 LONG_LEFT = {'__init__', 'benchmark', 'budget', 'check', 'compiled', 'decoders',
              'distributed', 'dls', 'encoders', 'engine', 'evaluate', 'export',
              'measure', 'model', 'modelfile', 'multilabel_learn', 'notebook', 'predict',
-             'recipe', 'runfolder', 'scaling', 'synthetic', 'testing', 'track', 'train', 'weights'}
+             'recipe', 'runfolder', 'scaling', 'testing', 'track', 'train', 'weights'}
 
 def long_lines(fn:Path) -> list:
     "Line numbers of `fn` over MAX_LINE characters, but for the `__all__` list nbdev writes"
