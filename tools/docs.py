@@ -189,7 +189,7 @@ def all_problems() -> list:
 
 MAX_LINE = 120
 # Modules with lines over MAX_LINE not yet wrapped: the list only shrinks (a module wrapped leaves it; lint says when).
-LONG_LEFT = {'__init__', 'benchmark', 'budget', 'check', 'compiled',
+LONG_LEFT = {'benchmark', 'budget', 'check', 'compiled',
              'distributed', 'dls', 'engine', 'evaluate', 'export',
              'measure', 'model', 'modelfile', 'multilabel_learn', 'notebook', 'predict',
              'recipe', 'runfolder', 'scaling', 'testing', 'track', 'train', 'weights'}
