@@ -12,6 +12,7 @@ import numpy as np
 from fastcore.all import *
 import torch
 from fastai.vision.all import load_learner, Normalize, imagenet_stats, first
+from .options import CliOption, CliCommand, add_options
 from .synthetic import synthetic_once
 from .augment import batch_part
 from .dls import seg_dls
@@ -27,8 +28,8 @@ from .measure import *
 from .scaling import *
 
 # %% auto #0
-__all__ = ['bench_modes', 'bench', 'report', 'plot_bench', 'bench_parser', 'bench_argv', 'segdist_bench', 'bench_speed',
-           'speed_report', 'bench_costs', 'costs_report']
+__all__ = ['bench_options', 'bench_modes', 'bench', 'report', 'plot_bench', 'bench_parser', 'bench_argv', 'segdist_bench',
+           'bench_speed', 'speed_report', 'bench_costs', 'costs_report']
 
 # %% ../nbs/06b_benchmark.ipynb #89cd734b
 def bench(n:int=2, # Processes to compare with one
@@ -208,66 +209,96 @@ def plot_bench(res:dict, fn:Path|str):
     fig.tight_layout(); fig.savefig(fn, dpi=90); plt.close(fig)
 
 # %% ../nbs/06b_benchmark.ipynb #32632f71
-bench_modes = ('scaling', 'speed', 'costs')
+def _bench_common(out:str, # The results folder's prefix: runs/<out>-<time>
+                 )->tuple:
+    "The options every mode of `segdist-bench` takes"
+    return (CliOption('--sz', default=64, type=int, low=32, help='training size in pixels (default 64)'),
+            CliOption('--bs', default=8, type=int, low=1, help='batch size per process (default 8)'),
+            CliOption('--out', help=f'folder for the results; default runs/{out}-<time>'),
+            CliOption('--steps', default=3, type=int, low=1, help='training steps per timed repetition (default 3)'))
 
-def bench_parser():
-    "The options of `segdist-bench`: a mode (`bench_modes`) and its options"
-    p = argparse.ArgumentParser(prog='segdist-bench', description='Benchmarks: training throughput with 1 and N processes against plain PyTorch '
-                                '(scaling, the default), one process\'s training and inference engines (speed), every decoder\'s cost (costs)')
-    sub = p.add_subparsers(dest='mode', metavar='MODE', required=True)
-    def common(q, out):
-        q.add_argument('--sz', type=int, default=64, help='training size in pixels (default 64)')
-        q.add_argument('--bs', type=int, default=8, help='batch size per process (default 8)')
-        q.add_argument('--out', help=f'folder for the results; default runs/{out}-<time>')
-        q.add_argument('--steps', type=int, default=3, help='training steps per timed repetition (default 3)')
-    def model(q):
-        q.add_argument('--arch', default='resnet34', help='encoder: a torchvision ResNet (default resnet34) or a timm model, e.g. convnext_nano')
-        q.add_argument('--decoder', default='unet', type=str.lower, choices=decoders, metavar='DECODER', help="an SMP architecture: unet (the default), fpn, ...; or fastai, the seed's DynamicUnet")
-        precision_option(q, 'auto')
-        q.add_argument('--data', help='data set root; default: a synthetic data set made in the run folder')
-        q.add_argument('--reps', type=int, default=5, help='timed repetitions: the tables give their median, min and max (default 5)')
-    s = sub.add_parser('scaling', help='1 process against N (the default mode)', description='Training throughput with 1 and N processes, '
-                       'against plain PyTorch, and the input pipeline per core from PNGs and from the cache')
-    common(s, 'bench'); model(s)
-    s.add_argument('--cpus', type=int, help='compare 1 and N CPU processes (one thread each)')
-    s.add_argument('--gpus', type=int, help='compare 1 and N GPUs')
-    s.add_argument('--warmup', type=int, default=3, help='training steps left out before timing (default 3)')
-    s.add_argument('--rounds', type=int, default=1, help='launch 1 and N processes in turn this many times, against a machine whose speed drifts (default 1)')
-    s.add_argument('--num-workers', type=int, default=0, help='DataLoader worker processes per process for the rows from PNGs (default 0; the cache row has none: its thread)')
-    s.add_argument('--epoch-items', type=int, default=1000, help='training images per epoch of the synthetic data set (default 1000): epoch starts weigh what they would')
-    s.add_argument('--bucket-mb', type=int, default=25, help="DDP's gradient bucket size in MB (default 25)")
-    s.add_argument('--static-graph', action='store_true', help="DDP's static_graph option")
-    s.add_argument('--bucket-view', action='store_true', help="DDP's gradient_as_bucket_view (fails with fastai's optimizer)")
-    s.add_argument('--comm-hook', choices=['fp16', 'bf16', 'powersgd'], help='compress gradients for the all-reduce (also measured without)')
-    s.add_argument('--powersgd-rank', type=int, default=1, help="PowerSGD's approximation rank (default 1)")
-    s.add_argument('--powersgd-warmup', type=int, default=2, help='steps of plain all-reduce before PowerSGD starts (default 2, the least)')
-    s.add_argument('--accum', type=int, default=1, help='also measure gradient accumulation of N batches: NoSyncAccumulation and fastai\'s callback')
-    s.add_argument('--step-ms', type=float, help='single-process step time of the target device for the what-if table (default: measured here)')
-    s.add_argument('--gpu-img-s', type=float, help='one GPU\'s training rate for "cores to feed a GPU" (default: measured with --gpus, else 1000)')
-    s.add_argument('--pipe-sz', type=int, default=256, help='training size for the input pipeline per core (default 256)')
-    s.add_argument('--pipe-data', help='data set for the input pipeline per core (default: --data, else the synthetic one)')
-    s.add_argument('--no-pipeline', action='store_true', help='skip the input pipeline per core (data set and 2x stand-in)')
-    s.add_argument('--no-split', action='store_true', help='skip the splitter comparison')
-    s.add_argument('--kinds', help=f"measure only these, comma-separated, of {','.join(bench_kinds)} (default all)")
-    s.add_argument('--worker', help=argparse.SUPPRESS); s.add_argument('--result', help=argparse.SUPPRESS)
-    s = sub.add_parser('speed', help="one process's training step and inference engines side by side",
-                       description='One process: a training step and the inference engines side by side (eager, channels-last, compiled, '
-                       'ONNX fp32 and int8); with --gpus 1 on the GPU, in bf16')
-    common(s, 'speed'); model(s)
-    s.add_argument('--gpus', type=int, choices=[1], help='1: measure the first GPU (no onnxruntime rows)')
-    s.add_argument('--model', help="a run's folder (its model folder) (its weights and size) instead of an untrained --decoder on --arch")
-    s.add_argument('--threads', type=int, default=1, help='torch and onnxruntime threads (default 1)')
-    compile_option(s, 'the model of the compiled rows (without it, there are none)')
-    s.add_argument('--calib', type=int, default=32, help='int8 calibration images (0: leave int8 out)')
-    s = sub.add_parser('costs', help="every decoder's parameters, GFLOP per image and training rate", description='The cost table: '
-                       'parameters, GFLOP per image and training images/s of one process, of --decoders on --archs')
-    common(s, 'costs')
-    s.add_argument('--decoders', default='all', help="comma-separated architectures (default all: fastai and every SMP one)")
-    s.add_argument('--archs', default='resnet18,resnet34,efficientnet_b0', help="comma-separated encoders (default resnet18,resnet34,efficientnet_b0)")
-    s.add_argument('--warmup', type=int, default=3, help='training steps left out before timing (default 3)')
-    s.add_argument('--rounds', type=int, default=1, help='measure every model this many times in turn, against a machine whose speed drifts (default 1)')
-    s.add_argument('--threads', type=int, default=1, help='torch threads (default 1)')
-    return p
+_bench_model = (   # the model that the modes scaling and speed time
+    CliOption('--arch', default='resnet34',
+              help='encoder: a torchvision ResNet (default resnet34) or a timm model, e.g. convnext_nano'),
+    CliOption('--decoder', default='unet', type=str.lower, choices=decoders, kw=(('metavar', 'DECODER'),),
+              help="an SMP architecture: unet (the default), fpn, ...; or fastai, the seed's DynamicUnet"),
+    CliOption('--precision', add=partial(precision_option, default='auto')),
+    CliOption('--data', help='data set root; default: a synthetic data set made in the run folder'),
+    CliOption('--reps', default=5, type=int, low=1,
+              help='timed repetitions: the tables give their median, min and max (default 5)'))
+_bench_flag = (('action', 'store_true'),)
+
+bench_options = (
+    CliCommand('scaling', (
+        *_bench_common('bench'), *_bench_model,
+        CliOption('--cpus', type=int, low=1, help='compare 1 and N CPU processes (one thread each)'),
+        CliOption('--gpus', type=int, low=1, help='compare 1 and N GPUs'),
+        CliOption('--warmup', default=3, type=int, low=0, help='training steps left out before timing (default 3)'),
+        CliOption('--rounds', default=1, type=int, low=1, help='launch 1 and N processes in turn this many times, '
+                  'against a machine whose speed drifts (default 1)'),
+        CliOption('--num-workers', default=0, type=int, low=0, help='DataLoader worker processes per process for the '
+                  'rows from PNGs (default 0; the cache row has none: its thread)'),
+        CliOption('--epoch-items', default=1000, type=int, low=1, help='training images per epoch of the synthetic '
+                  'data set (default 1000): epoch starts weigh what they would'),
+        CliOption('--bucket-mb', default=25, type=int, low=1, help="DDP's gradient bucket size in MB (default 25)"),
+        CliOption('--static-graph', help="DDP's static_graph option", kw=_bench_flag),
+        CliOption('--bucket-view', help="DDP's gradient_as_bucket_view (fails with fastai's optimizer)",
+                  kw=_bench_flag),
+        CliOption('--comm-hook', choices=('fp16', 'bf16', 'powersgd'),
+                  help='compress gradients for the all-reduce (also measured without)'),
+        CliOption('--powersgd-rank', default=1, type=int, low=1, help="PowerSGD's approximation rank (default 1)"),
+        CliOption('--powersgd-warmup', default=2, type=int,
+                  help='steps of plain all-reduce before PowerSGD starts (default 2, the least)'),
+        CliOption('--accum', default=1, type=int, low=1, help='also measure gradient accumulation of N batches: '
+                  "NoSyncAccumulation and fastai's callback"),
+        CliOption('--step-ms', type=float, help='single-process step time of the target device for the what-if '
+                  'table (default: measured here)'),
+        CliOption('--gpu-img-s', type=float, help='one GPU\'s training rate for "cores to feed a GPU" (default: '
+                  'measured with --gpus, else 1000)'),
+        CliOption('--pipe-sz', default=256, type=int,
+                  help='training size for the input pipeline per core (default 256)'),
+        CliOption('--pipe-data',
+                  help='data set for the input pipeline per core (default: --data, else the synthetic one)'),
+        CliOption('--no-pipeline', help='skip the input pipeline per core (data set and 2x stand-in)', kw=_bench_flag),
+        CliOption('--no-split', help='skip the splitter comparison', kw=_bench_flag),
+        CliOption('--kinds', help=f"measure only these, comma-separated, of {','.join(bench_kinds)} (default all)"),
+        CliOption('--worker', help=argparse.SUPPRESS), CliOption('--result', help=argparse.SUPPRESS)),
+        help='1 process against N (the default mode)',
+        description='Training throughput with 1 and N processes, against plain PyTorch, and the input pipeline per '
+                    'core from PNGs and from the cache'),
+    CliCommand('speed', (
+        *_bench_common('speed'), *_bench_model,
+        CliOption('--gpus', type=int, choices=(1,), help='1: measure the first GPU (no onnxruntime rows)'),
+        CliOption('--model', help="a run's folder (its model folder) (its weights and size) instead of an untrained "
+                                  "--decoder on --arch"),
+        CliOption('--threads', default=1, type=int, low=1, help='torch and onnxruntime threads (default 1)'),
+        CliOption('--compile',
+                  add=partial(compile_option, what='the model of the compiled rows (without it, there are none)')),
+        CliOption('--calib', default=32, type=int, low=0, help='int8 calibration images (0: leave int8 out)')),
+        help="one process's training step and inference engines side by side",
+        description='One process: a training step and the inference engines side by side (eager, channels-last, '
+                    'compiled, ONNX fp32 and int8); with --gpus 1 on the GPU, in bf16'),
+    CliCommand('costs', (
+        *_bench_common('costs'),
+        CliOption('--decoders', default='all',
+                  help="comma-separated architectures (default all: fastai and every SMP one)"),
+        CliOption('--archs', default='resnet18,resnet34,efficientnet_b0',
+                  help="comma-separated encoders (default resnet18,resnet34,efficientnet_b0)"),
+        CliOption('--warmup', default=3, type=int, low=0, help='training steps left out before timing (default 3)'),
+        CliOption('--rounds', default=1, type=int, low=1, help='measure every model this many times in turn, '
+                  'against a machine whose speed drifts (default 1)'),
+        CliOption('--threads', default=1, type=int, low=1, help='torch threads (default 1)')),
+        help="every decoder's parameters, GFLOP per image and training rate",
+        description='The cost table: parameters, GFLOP per image and training images/s of one process, of --decoders '
+                    'on --archs'))
+bench_modes = tuple(c.name for c in bench_options)
+
+def bench_parser()->argparse.ArgumentParser:
+    "The options of `segdist-bench`: a mode (`bench_modes`) and its options, from `bench_options`"
+    p = argparse.ArgumentParser(prog='segdist-bench', description='Benchmarks: training throughput with 1 and N '
+                                "processes against plain PyTorch (scaling, the default), one process's training and "
+                                "inference engines (speed), every decoder's cost (costs)")
+    return add_options(p, bench_options, command='mode')
 
 # %% ../nbs/06b_benchmark.ipynb #c50ff528
 def bench_argv(argv:list, # `segdist-bench`'s arguments
@@ -288,10 +319,9 @@ def bench_argv(argv:list, # `segdist-bench`'s arguments
 def segdist_bench(argv:list|None=None):
     "Console entry point `segdist-bench` (and the worker processes it launches)"
     a = bench_parser().parse_args(bench_argv(sys.argv[1:] if argv is None else argv))
-    for k, low in [('cpus', 1), ('gpus', 1), ('sz', 32), ('bs', 1), ('warmup', 0), ('steps', 1), ('reps', 1), ('rounds', 1), ('threads', 1), ('calib', 0),
-                   ('accum', 1), ('num_workers', 0), ('bucket_mb', 1), ('powersgd_rank', 1), ('epoch_items', 1)]:
-        v = getattr(a, k, None)
-        if v is not None and v < low: bench_parser().error(f"{a.mode} --{k.replace('_', '-')} {v}: give {low} or more")   # before anything is launched or written
+    for o in next(c for c in bench_options if c.name == a.mode).opts:   # before anything is launched or written
+        if o.low is not None and (v := getattr(a, o.dest)) is not None and v < o.low:
+            bench_parser().error(f"{a.mode} {o.flag} {v}: give {o.low} or more")
     if a.mode == 'scaling' and a.worker:
         res = bench_worker(json.loads(a.worker))
         if res is not None: Path(a.result).write_text(json.dumps(res))
