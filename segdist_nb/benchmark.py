@@ -18,7 +18,7 @@ from .augment import batch_part
 from .dls import seg_dls
 from .model import seg_learner, precision_option
 from .compiled import compile_option
-from .weights import read_learner
+from .modelfile import read_learner
 from .decoders import decoders, check_decoder, model_name
 from .encoders import timm_name
 from .engine import model_size, inference_model

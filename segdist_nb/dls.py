@@ -18,12 +18,13 @@ from .describe import *
 from .split import *
 from .check import *
 from .cache import *
+from .process import rank_device
 from fastai.data.load import _loaders
 from torch.utils.data import get_worker_info
 
 # %% auto #0
-__all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'rank_device', 'rss_mb', 'default_workers', 'Prefetcher', 'copy_ahead',
-           'epoch_batches', 'kept_workers', 'epoch_sample', 'close_workers']
+__all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'default_workers', 'Prefetcher', 'copy_ahead', 'epoch_batches',
+           'kept_workers', 'epoch_sample', 'close_workers']
 
 # %% ../nbs/01c_dls.ipynb #2cbfee58
 class GetMask:
@@ -176,23 +177,6 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
     dls = dblock.dataloaders(spec.root, path=spec.root, bs=bs, **kwargs)   # `path`: where the learner saves (fastai's convention)
     dls.spec, dls.aug, dls.stats = spec, aug, None if im.plain else stats
     return dls
-
-# %% ../nbs/01c_dls.ipynb #95e411ed
-def rank_device(mod=None, # The accelerator's device module; default CUDA's where there is a GPU (tests give a fake one)
-               )->torch.device:
-    "This process's device: under a launcher (`LOCAL_RANK`), its local rank's GPU, made the current one before anything else touches a GPU; else fastai's `default_device()`"
-    if mod is None and torch.cuda.is_available() and defaults.use_cuda is not False: mod = torch.cuda
-    lr = os.environ.get('LOCAL_RANK')
-    # before `default_device()`, which would open a context on GPU 0; more local ranks than GPUs share them in turn, as
-    # accelerate places the model (`local_process_index % device_count`): the GPU check's two ranks on one GPU over gloo
-    if lr is not None and mod is not None: mod.set_device(int(lr) % mod.device_count())
-    return default_device()
-
-# %% ../nbs/01c_dls.ipynb #47131012
-def rss_mb()->dict:
-    "This process's resident memory in MB, anonymous (its own) and file-backed (shared pages of mapped files), from /proc"
-    st = dict(l.split(':', 1) for l in Path('/proc/self/status').read_text().splitlines() if ':' in l)
-    return {k: int(st[k].split()[0]) / 1024 for k in ('RssAnon', 'RssFile')}
 
 # %% ../nbs/01c_dls.ipynb #70386f07
 def default_workers(cuda:bool|None=None, # Training on CUDA; default: whether CUDA is available

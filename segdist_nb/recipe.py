@@ -36,6 +36,7 @@ from .runfolder import *
 from .track import track_run
 from .config import *
 from .modelfile import SavedModel
+from .process import rank_device
 from .budget import plan_config, budget_cbs
 
 # %% auto #0
