@@ -40,13 +40,14 @@ class GetMask:
 # %% ../nbs/01c_dls.ipynb #8232e7e1
 class CacheDL(TfmdDL):
     "fastai's `TfmdDL`, gathering each batch from a `SegCache` when it has one: no file is opened or decoded"
+    crop_sz = None   # a learner pickled when this was `crop` (its exported loaders had none)
     def __init__(self, dataset=None, # As for `TfmdDL`: items are image files
                  cache:SegCache|None=None, # The cache holding those files
-                 crop:int|tuple|None=None, # Random windows of this size in training, centre ones in validation (`seg_dls(crop=True)`)
+                 crop_sz:int|tuple|None=None, # Random windows of this size in training, centre ones in validation (`seg_dls(crop=True)`)
                  prefetch:int=0, # Batches a thread of this loader gathers ahead, without worker processes (*Feeding a GPU*)
                  streams=None, # The device module whose streams copy the batches ahead (`copy_ahead`); default CUDA's for pinned batches to a GPU
                  **kwargs):
-        self.cache, self._rows, self.crop, self.prefetch, self.streams = cache, None, crop, prefetch, streams
+        self.cache, self._rows, self.crop_sz, self.prefetch, self.streams = cache, None, crop_sz, prefetch, streams
         self._crop_rng = random.Random(0)   # fastai's one pass at construction crops too; `randomize` draws each epoch's
         super().__init__(dataset, **kwargs)
     @property
@@ -57,7 +58,7 @@ class CacheDL(TfmdDL):
         if self._rows is None: self._rows = self.cache.rows(self.dataset.items)
         return self._rows
     def new(self, dataset=None, cls=None, **kwargs):
-        if 'cache' not in kwargs and (dataset is None or dataset is self.dataset): kwargs.update(cache=self.cache, crop=self.crop)
+        if 'cache' not in kwargs and (dataset is None or dataset is self.dataset): kwargs.update(cache=self.cache, crop_sz=self.crop_sz)
         kwargs.setdefault('prefetch', self.prefetch); kwargs.setdefault('streams', self.streams)
         return super().new(dataset, cls, **kwargs)
     def randomize(self):
@@ -86,10 +87,10 @@ class CacheDL(TfmdDL):
     def _gather(self, b, rng:random.Random)->tuple:
         "The batch of items `b` from the cache: whole, or windows drawn from `rng`"
         rows = self.rows[np.asarray(b)]
-        return self.cache.batch(rows) if self.crop is None else self.cache.crops(rows, size_hw(self.crop), self._corners(len(rows), rng))
+        return self.cache.batch(rows) if self.crop_sz is None else self.cache.crops(rows, size_hw(self.crop_sz), self._corners(len(rows), rng))
     def _corners(self, n:int, rng:random.Random)->list:
         "(top, left) of `n` windows: random in training (drawn from `rng`), centred in validation"
-        (H, W), (h, w) = self.cache.man['shape'][1:], size_hw(self.crop)
+        (H, W), (h, w) = self.cache.man['shape'][1:], size_hw(self.crop_sz)
         if h > H or w > W: raise CacheError([f'crop {w}x{h} is larger than the cached images ({W}x{H}): crop smaller, or store larger'])
         if getattr(self.dataset, 'split_idx', 0): return [((H - h) // 2, (W - w) // 2)] * n
         return [(rng.randint(0, H - h), rng.randint(0, W - w)) for _ in range(n)]
@@ -159,7 +160,7 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
     lf, im, aug = spec.label_fn(use), spec.imagery, ifnone(aug, spec.aug or 'seed')
     if cache is not None and cache is not False:
         kwargs.setdefault('num_workers', 0)   # a gather needs no worker processes: the loader's thread makes the batches (*Feeding a GPU*)
-        kwargs.update(_cache_kwargs(spec.root, fns, lf, item_sz, cache, spec.reader, im), crop=sz if crop else None,
+        kwargs.update(_cache_kwargs(spec.root, fns, lf, item_sz, cache, spec.reader, im), crop_sz=sz if crop else None,
                       prefetch=ifnone(prefetch, 0 if kwargs['num_workers'] else 2))
     if im.plain:   # 8-bit pictures: fastai's own path, today's batches
         blocks = (TransformBlock(type_tfms=PILImage.create), TransformBlock(type_tfms=PILMask.create, item_tfms=AddMaskCodes(spec.codes)))   # fastai's image and mask blocks, without their `IntToFloatTensor`: `SegBatch` does it
