@@ -191,8 +191,8 @@ MAX_LINE = 120
 # Modules with lines over MAX_LINE not yet wrapped: the list only shrinks (a module wrapped leaves it; lint says when).
 LONG_LEFT = {'__init__', 'augment', 'benchmark', 'budget', 'cache', 'check', 'compiled', 'decoders',
              'describe', 'distributed', 'dls', 'encoders', 'engine', 'evaluate', 'export',
-             'measure', 'model', 'modelfile', 'multilabel', 'multilabel_learn', 'notebook', 'predict',
-             'read', 'recipe', 'runfolder', 'scaling', 'synthetic', 'testing', 'track', 'train', 'weights'}
+             'model', 'modelfile', 'multilabel', 'multilabel_learn', 'notebook', 'predict',
+             'read', 'recipe', 'runfolder', 'synthetic', 'testing', 'track', 'train', 'weights'}
 
 def long_lines(fn:Path) -> list:
     "Line numbers of `fn` over MAX_LINE characters, but for the `__all__` list nbdev writes"
