@@ -189,7 +189,7 @@ def all_problems() -> list:
 
 MAX_LINE = 120
 # Modules with lines over MAX_LINE not yet wrapped: the list only shrinks (a module wrapped leaves it; lint says when).
-LONG_LEFT = {'__init__', 'augment', 'benchmark', 'budget', 'cache', 'check', 'compiled', 'decoders',
+LONG_LEFT = {'__init__', 'augment', 'budget', 'cache', 'check', 'compiled', 'decoders',
              'describe', 'distributed', 'dls', 'encoders', 'engine', 'evaluate', 'export',
              'model', 'modelfile', 'multilabel', 'multilabel_learn', 'notebook', 'predict',
              'read', 'recipe', 'runfolder', 'synthetic', 'testing', 'track', 'train', 'weights'}
