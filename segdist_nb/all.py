@@ -6,6 +6,7 @@
 from fastai.vision.all import *
 from fastai.distributed import *
 from .options import *
+from .process import *
 from .read import *
 from .synthetic import *
 from .augment import *

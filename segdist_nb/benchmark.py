@@ -12,12 +12,13 @@ import numpy as np
 from fastcore.all import *
 import torch
 from fastai.vision.all import load_learner, Normalize, imagenet_stats, first
+from .options import CliOption, CliCommand, add_options
 from .synthetic import synthetic_once
 from .augment import batch_part
 from .dls import seg_dls
 from .model import seg_learner, precision_option
 from .compiled import compile_option
-from .weights import read_learner
+from .modelfile import read_learner
 from .decoders import decoders, check_decoder, model_name
 from .encoders import timm_name
 from .engine import model_size, inference_model
@@ -27,15 +28,15 @@ from .measure import *
 from .scaling import *
 
 # %% auto #0
-__all__ = ['bench_modes', 'bench', 'report', 'plot_bench', 'bench_parser', 'bench_argv', 'segdist_bench', 'bench_speed',
-           'speed_report', 'bench_costs', 'costs_report']
+__all__ = ['bench_options', 'bench_modes', 'bench', 'report', 'plot_bench', 'bench_parser', 'bench_argv', 'segdist_bench',
+           'bench_speed', 'speed_report', 'bench_costs', 'costs_report']
 
 # %% ../nbs/06b_benchmark.ipynb #89cd734b
 def bench(n:int=2, # Processes to compare with one
           *, # the rest by name
           cpus:bool=True, # CPU processes (one thread each); False = one process per GPU
           sz:int=64, bs:int=8, arch:str='resnet34', precision:str='auto',
-          decoder:str='unet', # The model on `arch`: an SMP architecture (`decoders`), or 'fastai' (the seed's DynamicUnet)
+          decoder:str='unet', # The model on `arch`: an SMP architecture (`decoders`), or 'fastai' (the seed's)
           data:str|None=None, # Data set root; default: a synthetic one in the run folder
           out:str|None=None, # Run folder; default runs/bench-<time>
           warmup:int=3, steps:int=3, reps:int=5, # Batches left out, batches per repetition, repetitions
@@ -45,28 +46,35 @@ def bench(n:int=2, # Processes to compare with one
           pipeline:bool=True, # Also measure the input pipeline per core (data set and 2x stand-in, PNG and cache)
           pipe_sz:int=256, # Training size for the input pipeline measurement
           pipe_data:str|None=None, # Data set for the input pipeline measurement; default `data`
-          gpu_img_s:float|None=None, # One GPU's training rate for "cores to feed a GPU"; default: measured on GPUs, else 1000
+          gpu_img_s:float|None=None, # A GPU's training rate, "cores to feed a GPU"; default: measured on GPUs, or 1000
           powersgd_rank:int=1, powersgd_warmup:int=2, # PowerSGD's rank and warm-up steps, with `comm_hook='powersgd'`
           accum:int=1, # Also measure gradient accumulation of this many batches (NoSyncAccumulation and fastai's)
-          step_ms:float|None=None, # The target device's single-process step for the what-if table; default: measured here
+          step_ms:float|None=None, # The target device's single-process step, for the what-if table; default: here's
           kinds:list|None=None, # Measure only these of `bench_kinds` (default all)
-          rounds:int=1, # Launch 1 and `n` processes in turn this many times; repetitions are pooled, speed-ups given per round
+          rounds:int=1, # Launch 1 and `n` processes in turn this many times: repetitions pooled, speed-ups per round
           epoch_items:int=1000, # Training images per epoch of the synthetic data set (its size), all processes together
          )->dict:
     "Run the benchmark with 1 and `n` processes; write bench.json and bench.png to `out`; return the results"
     bad = [o for o in kinds or [] if o not in bench_kinds]
     if bad: raise ValueError(f'kinds {bad} are not among {list(bench_kinds)}')
-    needs = {'plain_nohook': comm_hook, 'learner_nohook': comm_hook, 'learner_accum': accum > 1, 'learner_accum_fastai': accum > 1}
+    needs = {'plain_nohook': comm_hook, 'learner_nohook': comm_hook, 'learner_accum': accum > 1,
+             'learner_accum_fastai': accum > 1}
     bad = [o for o in kinds or [] if not needs.get(o, True)]
-    if bad: raise ValueError(f'kinds {bad} are measured only with a comm hook (the *_nohook ones) or accum > 1 (the *_accum ones): '
+    if bad: raise ValueError(f'kinds {bad} are measured only with a comm hook (the *_nohook ones) or accum > 1 '
+                             '(the *_accum ones): '
                              'add --comm-hook or --accum N')
     out = Path(out or f"runs/bench-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
-    run_data = data or synthetic_once(out/'synth', n=synth_items(bs, n, epoch_items), size=max(96, sz))   # made once, for both process counts
-    cfg = dict(sz=sz, bs=bs, arch=arch, decoder=check_decoder(decoder), precision=precision, data=str(run_data), out=str(out), warmup=warmup, steps=steps,
-               reps=reps, num_workers=num_workers, bucket_mb=bucket_mb, static_graph=static_graph, bucket_view=bucket_view,
-               comm_hook=comm_hook, powersgd_rank=powersgd_rank, powersgd_warmup=powersgd_warmup, accum=accum, step_ms=step_ms,
+    # made once, for both process counts
+    run_data = data or synthetic_once(out/'synth', n=synth_items(bs, n, epoch_items), size=max(96, sz))
+    cfg = dict(sz=sz, bs=bs, arch=arch, decoder=check_decoder(decoder), precision=precision, data=str(run_data),
+               out=str(out), warmup=warmup, steps=steps,
+               reps=reps, num_workers=num_workers, bucket_mb=bucket_mb, static_graph=static_graph,
+               bucket_view=bucket_view,
+               comm_hook=comm_hook, powersgd_rank=powersgd_rank, powersgd_warmup=powersgd_warmup, accum=accum,
+               step_ms=step_ms,
                kinds=kinds)
-    print(f"segdist-bench: {model_name(decoder, arch)}, {sz} px, batch {bs} per process, 1 and {n} {'CPU process' if cpus else 'GPU'}(s); "
+    print(f"segdist-bench: {model_name(decoder, arch)}, {sz} px, batch {bs} per process, "
+          f"1 and {n} {'CPU process' if cpus else 'GPU'}(s); "
           f"results in {out}", flush=True)
     runs, per_round = {}, []
     for rd in range(rounds):
@@ -74,7 +82,8 @@ def bench(n:int=2, # Processes to compare with one
         for k in sorted({1, n}):
             print(f"{k} process(es){f', round {rd + 1} of {rounds}' if rounds > 1 else ''}: starting", flush=True)
             fn = out/f'procs{k}.json'
-            r = run_launch([*(['--cpus', k] if cpus else ['--gpus', ','.join(map(str, range(k)))]), '-m', 'segdist_nb.benchmark', 'scaling',
+            r = run_launch([*(['--cpus', k] if cpus else ['--gpus', ','.join(map(str, range(k)))]),
+                            '-m', 'segdist_nb.benchmark', 'scaling',
                             '--worker', json.dumps(cfg), '--result', fn], timeout=3600, echo=True)
             if r.returncode != 0: raise RuntimeError(f'benchmark with {k} process(es) failed:\n{r.stderr[-3000:]}')
             got[k] = json.loads(fn.read_text())
@@ -83,7 +92,8 @@ def bench(n:int=2, # Processes to compare with one
     res = summarize(runs, cfg)
     res['rounds'] = per_round
     measured = None if cpus else rep_stats(runs[1]['learner_cache'])['median']
-    res['gpu_img_s'] = dict(value=ifnone(gpu_img_s, ifnone(measured, 1000.)), measured=gpu_img_s is None and measured is not None)
+    res['gpu_img_s'] = dict(value=ifnone(gpu_img_s, ifnone(measured, 1000.)),
+                            measured=gpu_img_s is None and measured is not None)
     if pipeline:
         print(f'input pipeline per core ({pipe_sz} px training size, batch {bs}, one thread):', flush=True)
         d = Path(pipe_data or data or out/'synth')
@@ -100,80 +110,115 @@ def bench(n:int=2, # Processes to compare with one
 def report(res:dict)->str:
     "The results as text tables"
     c = res['config']
-    lines = [f"{model_name(c.get('decoder', 'fastai'), c['arch'])}, {c['sz']} px, batch {c['bs']} per process, {res['precision']}, {res['device']}, "
-             f"repetitions of {c['steps']} steps after {c['warmup']} warm-up, the device synchronised only at their ends"
-             + (' (' + ', '.join(f"{r['processes']} process(es): {r['reps']}, spanning {r['epoch_starts']} epoch start(s)" for r in res['rows'] if 'reps' in r) + ')'
+    lines = [f"{model_name(c.get('decoder', 'fastai'), c['arch'])}, {c['sz']} px, batch {c['bs']} per process, "
+             f"{res['precision']}, {res['device']}, "
+             f"repetitions of {c['steps']} steps after {c['warmup']} warm-up, the device synchronised only at their "
+             "ends"
+             + (' (' + ', '.join(f"{r['processes']} process(es): {r['reps']}, "
+                                 f"spanning {r['epoch_starts']} epoch start(s)"
+                                 for r in res['rows'] if 'reps' in r) + ')'
                 if any('reps' in r for r in res['rows']) else f" ({c['reps']})")
-             + (f", {len(res['rounds'])} rounds of 1 and N processes launched in turn" if len(res.get('rounds', [])) > 1 else '')]
+             + (f", {len(res['rounds'])} rounds of 1 and N processes launched in turn"
+                if len(res.get('rounds', [])) > 1 else '')]
     rows = res['rows']
     full = all(o in r for r in rows for o in bench_kinds[:5])   # the five kinds of the main table (not so with --kinds)
     if full:
-        lines.append(f"{'procs':>5} {'epoch s':>8} {'img/s':>8} {'(min-max)':>13} {'speed-up':>8} {'effic.':>6} {'cache img/s':>11} "
-                     f"{'cache x':>7} {'plain img/s':>11} {'plain x':>7} {'overhead':>8} {'ovh cache':>9} {'pipeline it/s':>13} "
+        lines.append(f"{'procs':>5} {'epoch s':>8} {'img/s':>8} {'(min-max)':>13} {'speed-up':>8} {'effic.':>6} "
+                     f"{'cache img/s':>11} "
+                     f"{'cache x':>7} {'plain img/s':>11} {'plain x':>7} {'overhead':>8} {'ovh cache':>9} "
+                     f"{'pipeline it/s':>13} "
                      f"{'cache it/s':>10} {'model x':>7}")
         for r in rows:
             l = r['learner']
-            lines.append(f"{r['processes']:>5} {r['epoch_s']:>8.1f} {l['median']:>8.2f} {l['min']:>6.2f}-{l['max']:<6.2f} "
+            lines.append(f"{r['processes']:>5} {r['epoch_s']:>8.1f} {l['median']:>8.2f} "
+                         f"{l['min']:>6.2f}-{l['max']:<6.2f} "
                          f"{r['learner_speedup']:>8.2f} {r['efficiency']:>6.0%} {r['learner_cache']['median']:>11.2f} "
                          f"{r['learner_cache_speedup']:>7.2f} {r['plain']['median']:>11.2f} {r['plain_speedup']:>7.2f} "
                          f"{r['overhead']:>+8.1%} {r['overhead_cache']:>+9.1%} {r['pipeline_items_s']:>13.1f} "
                          f"{r['pipeline_cache_items_s']:>10.0f} {r.get('predicted_speedup', 1.):>7.2f}"
                          + ('  input-bound' if r['input_bound'] else ''))
-        lines.append("(img/s: learner from PNGs; cache: from the decode-once cache; overhead: plain PyTorch against the learner fed "
+        lines.append("(img/s: learner from PNGs; cache: from the decode-once cache; overhead: plain PyTorch against "
+                     "the "
+                     "learner fed "
                      "from memory / from the cache)")
     else:   # only some kinds measured (--kinds): one line per kind
-        lines.append(f"{'kind':<22} " + ' '.join(f"{str(r['processes']) + ' proc img/s':>14}" for r in rows) + f" {'speed-up':>8}")
+        lines.append(f"{'kind':<22} " + ' '.join(f"{str(r['processes']) + ' proc img/s':>14}" for r in rows)
+                     + f" {'speed-up':>8}")
         for k in [o for o in bench_kinds if o in rows[0]]:
-            lines.append(f"{k:<22} " + ' '.join(f"{r[k]['median']:>14.2f}" for r in rows) + f" {rows[-1][k + '_speedup']:>8.2f}")
+            lines.append(f"{k:<22} " + ' '.join(f"{r[k]['median']:>14.2f}" for r in rows)
+                         + f" {rows[-1][k + '_speedup']:>8.2f}")
     if len(res.get('rounds', [])) > 1:
-        lines.append(f"speed-up of {rows[-1]['processes']} processes in each round (the launches alternate, so slow drifts of the machine "
+        lines.append(f"speed-up of {rows[-1]['processes']} processes in each round (the launches alternate, so slow "
+                     "drifts of the machine "
                      "fall on both):")
         for k in res['rounds'][0]:
             v = [o[k] for o in res['rounds']]
             lines.append(f"  {k:<22} " + ' '.join(f'{o:.2f}' for o in v) + f"  (median {np.median(v):.2f})")
     for r in [o for o in res['rows'] if 'epoch_start_s' in o]:
         e, k = r['epoch_start_s'], first(o for o in ('learner_cache', 'learner') if o in r)
-        lines.append(f"start of an epoch to its first batch with {r['processes']} process(es): {e['png'] * 1e3:.1f} ms from PNGs "
-                     f"({c.get('num_workers')} worker processes), {e['cache'] * 1e3:.1f} ms from the cache (the loader's thread)"
-                     + (f"; a training step ({k}): {c['bs'] * r['processes'] / r[k]['median'] * 1e3:.0f} ms" if k else ''))
+        lines.append(f"start of an epoch to its first batch with {r['processes']} process(es): "
+                     f"{e['png'] * 1e3:.1f} ms from PNGs "
+                     f"({c.get('num_workers')} worker processes), {e['cache'] * 1e3:.1f} ms from the cache "
+                     "(the loader's thread)"
+                     + (f"; a training step ({k}): {c['bs'] * r['processes'] / r[k]['median'] * 1e3:.0f} ms"
+                        if k else ''))
     for r in [o for o in res['rows'] if 'time_s' in o]:
         t = r['time_s']
-        lines.append(f"input pipeline in a {t['step']:.3f} s step of {r['processes']} process(es): {t['input']:+.3f} s from PNGs, "
+        lines.append(f"input pipeline in a {t['step']:.3f} s step of {r['processes']} process(es): "
+                     f"{t['input']:+.3f} s from PNGs, "
                      f"{t['input_cache']:+.3f} s from the cache")
     for r in res['rows']:
         if r['processes'] == 1 or 'time_s' not in r: continue
         t = r['time_s']
-        lines.append(f"where the time of a step goes with {r['processes']} processes (s): one process alone {t['step_1proc']:.3f}, "
-                     f"+ sharing the machine {t['sharing']:+.3f} (plain, no all-reduce: {r['plain_nosync_speedup']:.2f}x), "
-                     f"+ gradient all-reduce {t['allreduce']:+.3f}, + fastai's loop {t['fastai']:+.3f}, + input pipeline {t['input']:+.3f} "
+        lines.append(f"where the time of a step goes with {r['processes']} processes (s): "
+                     f"one process alone {t['step_1proc']:.3f}, "
+                     f"+ sharing the machine {t['sharing']:+.3f} "
+                     f"(plain, no all-reduce: {r['plain_nosync_speedup']:.2f}x), "
+                     f"+ gradient all-reduce {t['allreduce']:+.3f}, + fastai's loop {t['fastai']:+.3f}, "
+                     f"+ input pipeline {t['input']:+.3f} "
                      f"(from the cache {t['input_cache']:+.3f})")
     for r in res['rows']:
         if 'measured_bus_gbs' in r and 'learner' in r:
-            lines.append(f"{r['processes']} processes: all-reduce bus bandwidth measured {r['measured_bus_gbs']:.2f} GB/s; "
+            lines.append(f"{r['processes']} processes: all-reduce bus bandwidth measured "
+                         f"{r['measured_bus_gbs']:.2f} GB/s; "
                          f"model predicts {r['predicted_speedup']:.2f}x, measured {r['learner_speedup']:.2f}x "
                          f"({r['learner_speedup'] / r['predicted_speedup'] - 1:+.0%})")
     if res.get('comm_bytes_powersgd'):
-        lines.append(f"gradient bytes sent per step and process: {res['comm_bytes'] / 2**20:.1f} MB fp32, {res['comm_bytes_powersgd'] / 2**20:.2f} MB with "
-                     f"PowerSGD (rank {c.get('powersgd_rank')}): {res['comm_bytes'] / res['comm_bytes_powersgd']:.0f}x less")
+        lines.append(f"gradient bytes sent per step and process: {res['comm_bytes'] / 2**20:.1f} MB fp32, "
+                     f"{res['comm_bytes_powersgd'] / 2**20:.2f} MB with "
+                     f"PowerSGD (rank {c.get('powersgd_rank')}): "
+                     f"{res['comm_bytes'] / res['comm_bytes_powersgd']:.0f}x less")
     for r in res['rows']:
         t = r.get('time_s', {})
-        if 'allreduce_nohook' in t: lines.append(f"{r['processes']} processes: all-reduce time per step {t['allreduce']:+.3f} s with {c['comm_hook']}, "
-                                                 f"{t['allreduce_nohook']:+.3f} s without; learner {r['learner_cache']['median']:.2f} against "
-                                                 f"{r['learner_nohook']['median']:.2f} images/s")
-        if 'learner_accum' in r and 'learner_accum_fastai' in r: lines.append(f"{r['processes']} processes, accumulation of {c['accum']}: NoSyncAccumulation {r['learner_accum']['median']:.2f} "
-                                              f"images/s (speed-up {r['learner_accum_speedup']:.2f}x), fastai's GradientAccumulation "
-                                              f"{r['learner_accum_fastai']['median']:.2f} (speed-up {r['learner_accum_fastai_speedup']:.2f}x)")
-    lines.append(f"what-if for a single-process step of {res['t1']*1e3:.0f} ms, {res.get('t1_source', 'measured here')} ({res['n_params']/1e6:.1f} M "
-                 "parameters; DDP's overlap of the all-reduce with the backward, as on GPUs; PowerSGD's own compute not counted): "
+        if 'allreduce_nohook' in t:
+            lines.append(f"{r['processes']} processes: all-reduce time per step {t['allreduce']:+.3f} s with "
+                         f"{c['comm_hook']}, "
+                         f"{t['allreduce_nohook']:+.3f} s without; learner {r['learner_cache']['median']:.2f} against "
+                         f"{r['learner_nohook']['median']:.2f} images/s")
+        if 'learner_accum' in r and 'learner_accum_fastai' in r:
+            lines.append(f"{r['processes']} processes, accumulation of {c['accum']}: "
+                         f"NoSyncAccumulation {r['learner_accum']['median']:.2f} "
+                         f"images/s (speed-up {r['learner_accum_speedup']:.2f}x), fastai's GradientAccumulation "
+                         f"{r['learner_accum_fastai']['median']:.2f} "
+                         f"(speed-up {r['learner_accum_fastai_speedup']:.2f}x)")
+    lines.append(f"what-if for a single-process step of {res['t1']*1e3:.0f} ms, "
+                 f"{res.get('t1_source', 'measured here')} "
+                 f"({res['n_params']/1e6:.1f} M "
+                 "parameters; DDP's overlap of the all-reduce with the backward, as on GPUs; PowerSGD's own compute "
+                 "not "
+                 "counted): "
                  "predicted speed-up for 2 / 4 / 8 processes")
     for name, d in res['whatif'].items(): lines.append(f"  {name:<26} " + '  '.join(f'{v:5.2f}' for v in d.values()))
     if 'pipeline' in res:
         g = res['gpu_img_s']
-        lines.append(f"input pipeline per core, up to the collated batch (batch transforms excluded), one thread; cores to feed one GPU "
+        lines.append(f"input pipeline per core, up to the collated batch (batch transforms excluded), one thread; "
+                     f"cores to feed one GPU "
                      f"at {g['value']:,.0f} images/s ({'measured' if g['measured'] else 'given'}):")
-        lines.append(f"  {'data':<24} {'size':>9} {'PNG it/s':>9} {'cache it/s':>10} {'cache/PNG':>9} {'cores PNG':>9} {'cores cache':>11} {'cache build':>11}")
+        lines.append(f"  {'data':<24} {'size':>9} {'PNG it/s':>9} {'cache it/s':>10} {'cache/PNG':>9} {'cores PNG':>9} "
+                     f"{'cores cache':>11} {'cache build':>11}")
         for p in res['pipeline']:
-            lines.append(f"  {p['data']:<24} {p['size']:>9} {p['png']:>9,.0f} {p['cache']:>10,.0f} {p['ratio']:>8.0f}x {p['cores_png']:>9.1f} "
+            lines.append(f"  {p['data']:<24} {p['size']:>9} {p['png']:>9,.0f} {p['cache']:>10,.0f} {p['ratio']:>8.0f}x "
+                         f"{p['cores_png']:>9.1f} "
                          f"{p['cores_cache']:>11.2f} {p['build_s']:>9.1f} s")
     if 'split' in res:
         s = res['split']
@@ -189,95 +234,131 @@ def plot_bench(res:dict, fn:Path|str):
     rows = res['rows']
     fig, axs = plt.subplots(1, 2, figsize=(10, 3.5))
     x = np.arange(len(rows)); w = 0.2
-    kinds = [('learner', 'learner (PNG)'), ('learner_cache', 'learner (cache)'), ('learner_mem', 'learner, in memory'), ('plain', 'plain PyTorch'),
+    kinds = [('learner', 'learner (PNG)'), ('learner_cache', 'learner (cache)'), ('learner_mem', 'learner, in memory'),
+             ('plain', 'plain PyTorch'),
              ('learner_accum', 'learner, NoSyncAccumulation')]
     kinds = [o for o in kinds if o[0] in rows[0]][:4]
     for i, (k, lbl) in enumerate(kinds):
         med = [r[k]['median'] for r in rows]
         err = [[r[k]['median'] - r[k]['min'] for r in rows], [r[k]['max'] - r[k]['median'] for r in rows]]
         axs[0].bar(x + (i - 1.5) * w, med, w, yerr=err, label=lbl, capsize=3)
-    axs[0].set_xticks(x, [str(r['processes']) for r in rows]); axs[0].set_xlabel('processes'); axs[0].set_ylabel('images/s')
+    axs[0].set_xticks(x, [str(r['processes']) for r in rows])
+    axs[0].set_xlabel('processes'); axs[0].set_ylabel('images/s')
     axs[0].legend(fontsize=8)
     ks = [r['processes'] for r in rows]
     axs[1].plot(ks, ks, 'k:', label='perfect')
-    for (k, lbl), m in zip(kinds, 'ov^D'): axs[1].plot(ks, [r[k + '_speedup'] for r in rows], m + '-', label=f'measured ({lbl})')
+    for (k, lbl), m in zip(kinds, 'ov^D'):
+        axs[1].plot(ks, [r[k + '_speedup'] for r in rows], m + '-', label=f'measured ({lbl})')
     axs[1].plot(ks, [r.get('predicted_speedup', 1.) for r in rows], 's--', label='model')
     axs[1].set_xlabel('processes'); axs[1].set_ylabel('speed-up'); axs[1].legend(fontsize=8)
     c = res['config']
-    fig.suptitle(f"{model_name(c.get('decoder', 'fastai'), c['arch'])}, {c['sz']} px, batch {c['bs']}/process, {res['precision']}, {res['device']}", fontsize=10)
+    fig.suptitle(f"{model_name(c.get('decoder', 'fastai'), c['arch'])}, {c['sz']} px, batch {c['bs']}/process, "
+                 f"{res['precision']}, {res['device']}", fontsize=10)
     fig.tight_layout(); fig.savefig(fn, dpi=90); plt.close(fig)
 
 # %% ../nbs/06b_benchmark.ipynb #32632f71
-bench_modes = ('scaling', 'speed', 'costs')
+def _bench_common(out:str, # The results folder's prefix: runs/<out>-<time>
+                 )->tuple:
+    "The options every mode of `segdist-bench` takes"
+    return (CliOption('--sz', default=64, type=int, low=32, help='training size in pixels (default 64)'),
+            CliOption('--bs', default=8, type=int, low=1, help='batch size per process (default 8)'),
+            CliOption('--out', help=f'folder for the results; default runs/{out}-<time>'),
+            CliOption('--steps', default=3, type=int, low=1, help='training steps per timed repetition (default 3)'))
 
-def bench_parser():
-    "The options of `segdist-bench`: a mode (`bench_modes`) and its options"
-    p = argparse.ArgumentParser(prog='segdist-bench', description='Benchmarks: training throughput with 1 and N processes against plain PyTorch '
-                                '(scaling, the default), one process\'s training and inference engines (speed), every decoder\'s cost (costs)')
-    sub = p.add_subparsers(dest='mode', metavar='MODE', required=True)
-    def common(q, out):
-        q.add_argument('--sz', type=int, default=64, help='training size in pixels (default 64)')
-        q.add_argument('--bs', type=int, default=8, help='batch size per process (default 8)')
-        q.add_argument('--out', help=f'folder for the results; default runs/{out}-<time>')
-        q.add_argument('--steps', type=int, default=3, help='training steps per timed repetition (default 3)')
-    def model(q):
-        q.add_argument('--arch', default='resnet34', help='encoder: a torchvision ResNet (default resnet34) or a timm model, e.g. convnext_nano')
-        q.add_argument('--decoder', default='unet', type=str.lower, choices=decoders, metavar='DECODER', help="an SMP architecture: unet (the default), fpn, ...; or fastai, the seed's DynamicUnet")
-        precision_option(q, 'auto')
-        q.add_argument('--data', help='data set root; default: a synthetic data set made in the run folder')
-        q.add_argument('--reps', type=int, default=5, help='timed repetitions: the tables give their median, min and max (default 5)')
-    s = sub.add_parser('scaling', help='1 process against N (the default mode)', description='Training throughput with 1 and N processes, '
-                       'against plain PyTorch, and the input pipeline per core from PNGs and from the cache')
-    common(s, 'bench'); model(s)
-    s.add_argument('--cpus', type=int, help='compare 1 and N CPU processes (one thread each)')
-    s.add_argument('--gpus', type=int, help='compare 1 and N GPUs')
-    s.add_argument('--warmup', type=int, default=3, help='training steps left out before timing (default 3)')
-    s.add_argument('--rounds', type=int, default=1, help='launch 1 and N processes in turn this many times, against a machine whose speed drifts (default 1)')
-    s.add_argument('--num-workers', type=int, default=0, help='DataLoader worker processes per process for the rows from PNGs (default 0; the cache row has none: its thread)')
-    s.add_argument('--epoch-items', type=int, default=1000, help='training images per epoch of the synthetic data set (default 1000): epoch starts weigh what they would')
-    s.add_argument('--bucket-mb', type=int, default=25, help="DDP's gradient bucket size in MB (default 25)")
-    s.add_argument('--static-graph', action='store_true', help="DDP's static_graph option")
-    s.add_argument('--bucket-view', action='store_true', help="DDP's gradient_as_bucket_view (fails with fastai's optimizer)")
-    s.add_argument('--comm-hook', choices=['fp16', 'bf16', 'powersgd'], help='compress gradients for the all-reduce (also measured without)')
-    s.add_argument('--powersgd-rank', type=int, default=1, help="PowerSGD's approximation rank (default 1)")
-    s.add_argument('--powersgd-warmup', type=int, default=2, help='steps of plain all-reduce before PowerSGD starts (default 2, the least)')
-    s.add_argument('--accum', type=int, default=1, help='also measure gradient accumulation of N batches: NoSyncAccumulation and fastai\'s callback')
-    s.add_argument('--step-ms', type=float, help='single-process step time of the target device for the what-if table (default: measured here)')
-    s.add_argument('--gpu-img-s', type=float, help='one GPU\'s training rate for "cores to feed a GPU" (default: measured with --gpus, else 1000)')
-    s.add_argument('--pipe-sz', type=int, default=256, help='training size for the input pipeline per core (default 256)')
-    s.add_argument('--pipe-data', help='data set for the input pipeline per core (default: --data, else the synthetic one)')
-    s.add_argument('--no-pipeline', action='store_true', help='skip the input pipeline per core (data set and 2x stand-in)')
-    s.add_argument('--no-split', action='store_true', help='skip the splitter comparison')
-    s.add_argument('--kinds', help=f"measure only these, comma-separated, of {','.join(bench_kinds)} (default all)")
-    s.add_argument('--worker', help=argparse.SUPPRESS); s.add_argument('--result', help=argparse.SUPPRESS)
-    s = sub.add_parser('speed', help="one process's training step and inference engines side by side",
-                       description='One process: a training step and the inference engines side by side (eager, channels-last, compiled, '
-                       'ONNX fp32 and int8); with --gpus 1 on the GPU, in bf16')
-    common(s, 'speed'); model(s)
-    s.add_argument('--gpus', type=int, choices=[1], help='1: measure the first GPU (no onnxruntime rows)')
-    s.add_argument('--model', help="a run's folder (its model folder) (its weights and size) instead of an untrained --decoder on --arch")
-    s.add_argument('--threads', type=int, default=1, help='torch and onnxruntime threads (default 1)')
-    compile_option(s, 'the model of the compiled rows (without it, there are none)')
-    s.add_argument('--calib', type=int, default=32, help='int8 calibration images (0: leave int8 out)')
-    s = sub.add_parser('costs', help="every decoder's parameters, GFLOP per image and training rate", description='The cost table: '
-                       'parameters, GFLOP per image and training images/s of one process, of --decoders on --archs')
-    common(s, 'costs')
-    s.add_argument('--decoders', default='all', help="comma-separated architectures (default all: fastai and every SMP one)")
-    s.add_argument('--archs', default='resnet18,resnet34,efficientnet_b0', help="comma-separated encoders (default resnet18,resnet34,efficientnet_b0)")
-    s.add_argument('--warmup', type=int, default=3, help='training steps left out before timing (default 3)')
-    s.add_argument('--rounds', type=int, default=1, help='measure every model this many times in turn, against a machine whose speed drifts (default 1)')
-    s.add_argument('--threads', type=int, default=1, help='torch threads (default 1)')
-    return p
+_bench_model = (   # the model that the modes scaling and speed time
+    CliOption('--arch', default='resnet34',
+              help='encoder: a torchvision ResNet (default resnet34) or a timm model, e.g. convnext_nano'),
+    CliOption('--decoder', default='unet', type=str.lower, choices=decoders, kw=(('metavar', 'DECODER'),),
+              help="an SMP architecture: unet (the default), fpn, ...; or fastai, the seed's DynamicUnet"),
+    CliOption('--precision', add=partial(precision_option, default='auto')),
+    CliOption('--data', help='data set root; default: a synthetic data set made in the run folder'),
+    CliOption('--reps', default=5, type=int, low=1,
+              help='timed repetitions: the tables give their median, min and max (default 5)'))
+_bench_flag = (('action', 'store_true'),)
+
+bench_options = (
+    CliCommand('scaling', (
+        *_bench_common('bench'), *_bench_model,
+        CliOption('--cpus', type=int, low=1, help='compare 1 and N CPU processes (one thread each)'),
+        CliOption('--gpus', type=int, low=1, help='compare 1 and N GPUs'),
+        CliOption('--warmup', default=3, type=int, low=0, help='training steps left out before timing (default 3)'),
+        CliOption('--rounds', default=1, type=int, low=1, help='launch 1 and N processes in turn this many times, '
+                  'against a machine whose speed drifts (default 1)'),
+        CliOption('--num-workers', default=0, type=int, low=0, help='DataLoader worker processes per process for the '
+                  'rows from PNGs (default 0; the cache row has none: its thread)'),
+        CliOption('--epoch-items', default=1000, type=int, low=1, help='training images per epoch of the synthetic '
+                  'data set (default 1000): epoch starts weigh what they would'),
+        CliOption('--bucket-mb', default=25, type=int, low=1, help="DDP's gradient bucket size in MB (default 25)"),
+        CliOption('--static-graph', help="DDP's static_graph option", kw=_bench_flag),
+        CliOption('--bucket-view', help="DDP's gradient_as_bucket_view (fails with fastai's optimizer)",
+                  kw=_bench_flag),
+        CliOption('--comm-hook', choices=('fp16', 'bf16', 'powersgd'),
+                  help='compress gradients for the all-reduce (also measured without)'),
+        CliOption('--powersgd-rank', default=1, type=int, low=1, help="PowerSGD's approximation rank (default 1)"),
+        CliOption('--powersgd-warmup', default=2, type=int,
+                  help='steps of plain all-reduce before PowerSGD starts (default 2, the least)'),
+        CliOption('--accum', default=1, type=int, low=1, help='also measure gradient accumulation of N batches: '
+                  "NoSyncAccumulation and fastai's callback"),
+        CliOption('--step-ms', type=float, help='single-process step time of the target device for the what-if '
+                  'table (default: measured here)'),
+        CliOption('--gpu-img-s', type=float, help='one GPU\'s training rate for "cores to feed a GPU" (default: '
+                  'measured with --gpus, else 1000)'),
+        CliOption('--pipe-sz', default=256, type=int,
+                  help='training size for the input pipeline per core (default 256)'),
+        CliOption('--pipe-data',
+                  help='data set for the input pipeline per core (default: --data, else the synthetic one)'),
+        CliOption('--no-pipeline', help='skip the input pipeline per core (data set and 2x stand-in)', kw=_bench_flag),
+        CliOption('--no-split', help='skip the splitter comparison', kw=_bench_flag),
+        CliOption('--kinds', help=f"measure only these, comma-separated, of {','.join(bench_kinds)} (default all)"),
+        CliOption('--worker', help=argparse.SUPPRESS), CliOption('--result', help=argparse.SUPPRESS)),
+        help='1 process against N (the default mode)',
+        description='Training throughput with 1 and N processes, against plain PyTorch, and the input pipeline per '
+                    'core from PNGs and from the cache'),
+    CliCommand('speed', (
+        *_bench_common('speed'), *_bench_model,
+        CliOption('--gpus', type=int, choices=(1,), help='1: measure the first GPU (no onnxruntime rows)'),
+        CliOption('--model', help="a run's folder (its model folder) (its weights and size) instead of an untrained "
+                                  "--decoder on --arch"),
+        CliOption('--threads', default=1, type=int, low=1, help='torch and onnxruntime threads (default 1)'),
+        CliOption('--compile',
+                  add=partial(compile_option, what='the model of the compiled rows (without it, there are none)')),
+        CliOption('--calib', default=32, type=int, low=0, help='int8 calibration images (0: leave int8 out)')),
+        help="one process's training step and inference engines side by side",
+        description='One process: a training step and the inference engines side by side (eager, channels-last, '
+                    'compiled, ONNX fp32 and int8); with --gpus 1 on the GPU, in bf16'),
+    CliCommand('costs', (
+        *_bench_common('costs'),
+        CliOption('--decoders', default='all',
+                  help="comma-separated architectures (default all: fastai and every SMP one)"),
+        CliOption('--archs', default='resnet18,resnet34,efficientnet_b0',
+                  help="comma-separated encoders (default resnet18,resnet34,efficientnet_b0)"),
+        CliOption('--warmup', default=3, type=int, low=0, help='training steps left out before timing (default 3)'),
+        CliOption('--rounds', default=1, type=int, low=1, help='measure every model this many times in turn, '
+                  'against a machine whose speed drifts (default 1)'),
+        CliOption('--threads', default=1, type=int, low=1, help='torch threads (default 1)')),
+        help="every decoder's parameters, GFLOP per image and training rate",
+        description='The cost table: parameters, GFLOP per image and training images/s of one process, of --decoders '
+                    'on --archs'))
+bench_modes = tuple(c.name for c in bench_options)
+
+def bench_parser()->argparse.ArgumentParser:
+    "The options of `segdist-bench`: a mode (`bench_modes`) and its options, from `bench_options`"
+    p = argparse.ArgumentParser(prog='segdist-bench', description='Benchmarks: training throughput with 1 and N '
+                                "processes against plain PyTorch (scaling, the default), one process's training and "
+                                "inference engines (speed), every decoder's cost (costs)")
+    return add_options(p, bench_options, command='mode')
 
 # %% ../nbs/06b_benchmark.ipynb #c50ff528
 def bench_argv(argv:list, # `segdist-bench`'s arguments
               )->list: # The same with their mode first
-    "`argv` with its mode first: `scaling` when none is given; the spelling of before (`--speed`, `--costs`) said in a line and read as its mode"
+    "`argv` with its mode first: `scaling` when none is given; the spelling of before (`--speed`) read as its mode"
     argv = [str(o) for o in argv]
     if argv and (argv[0] in bench_modes or argv[0] in ('-h', '--help')): return argv
     if argv and not argv[0].startswith('-'):   # a mode misspelt: the one meant, not scaling's "unrecognized arguments"
-        near = difflib.get_close_matches(argv[0], bench_modes, n=1, cutoff=0.5) or [m for m in bench_modes if m.startswith(argv[0][:3])]
-        bench_parser().error(f"unknown mode {argv[0]!r}: " + (f"did you mean segdist-bench {near[0]}? " if near else '') + f"the modes are {', '.join(bench_modes)}")
+        near = (difflib.get_close_matches(argv[0], bench_modes, n=1, cutoff=0.5)
+                or [m for m in bench_modes if m.startswith(argv[0][:3])])
+        bench_parser().error(f"unknown mode {argv[0]!r}: " + (f"did you mean segdist-bench {near[0]}? " if near else '')
+                             + f"the modes are {', '.join(bench_modes)}")
     for m in ('speed', 'costs'):
         if f'--{m}' in argv:
             print(f'segdist-bench: --{m} is the mode {m} now: segdist-bench {m} ...', file=sys.stderr)
@@ -288,33 +369,42 @@ def bench_argv(argv:list, # `segdist-bench`'s arguments
 def segdist_bench(argv:list|None=None):
     "Console entry point `segdist-bench` (and the worker processes it launches)"
     a = bench_parser().parse_args(bench_argv(sys.argv[1:] if argv is None else argv))
-    for k, low in [('cpus', 1), ('gpus', 1), ('sz', 32), ('bs', 1), ('warmup', 0), ('steps', 1), ('reps', 1), ('rounds', 1), ('threads', 1), ('calib', 0),
-                   ('accum', 1), ('num_workers', 0), ('bucket_mb', 1), ('powersgd_rank', 1), ('epoch_items', 1)]:
-        v = getattr(a, k, None)
-        if v is not None and v < low: bench_parser().error(f"{a.mode} --{k.replace('_', '-')} {v}: give {low} or more")   # before anything is launched or written
+    for o in next(c for c in bench_options if c.name == a.mode).opts:   # before anything is launched or written
+        if o.low is not None and (v := getattr(a, o.dest)) is not None and v < o.low:
+            bench_parser().error(f"{a.mode} {o.flag} {v}: give {o.low} or more")
     if a.mode == 'scaling' and a.worker:
         res = bench_worker(json.loads(a.worker))
         if res is not None: Path(a.result).write_text(json.dumps(res))
         return
     if a.mode == 'costs':
         try: ds = list(decoders) if a.decoders == 'all' else [check_decoder(o) for o in a.decoders.split(',')]
-        except ValueError as e: bench_parser().error(f"costs --decoders {a.decoders}: {str(e).replace(' (--decoder, decoder=)', '')}")
+        except ValueError as e:
+            bench_parser().error(f"costs --decoders {a.decoders}: {str(e).replace(' (--decoder, decoder=)', '')}")
         try: [timm_name(o) for o in a.archs.split(',')]   # an unknown encoder: one line before anything is built
-        except ValueError as e: bench_parser().error(f"costs --archs {a.archs}: {str(e).replace(' (--arch, arch=)', '')}")
-        bench_costs(ds, a.archs.split(','), a.sz, a.bs, a.out, steps=a.steps, warmup=a.warmup, rounds=a.rounds, threads=a.threads)
+        except ValueError as e:
+            bench_parser().error(f"costs --archs {a.archs}: {str(e).replace(' (--arch, arch=)', '')}")
+        bench_costs(ds, a.archs.split(','), a.sz, a.bs, a.out, steps=a.steps, warmup=a.warmup, rounds=a.rounds,
+                    threads=a.threads)
         return
     if a.mode == 'speed':
-        if a.gpus and not torch.cuda.is_available(): bench_parser().error('speed --gpus 1: torch sees no CUDA device here; leave out --gpus to measure the CPU')
-        if a.precision == 'fp16': bench_parser().error('speed times fp32 or bf16 (--precision fp32|bf16): fp16 needs a loss scale that its plain steps do not have')
+        if a.gpus and not torch.cuda.is_available():
+            bench_parser().error('speed --gpus 1: torch sees no CUDA device here; leave out --gpus to measure the CPU')
+        if a.precision == 'fp16': bench_parser().error('speed times fp32 or bf16 (--precision fp32|bf16): fp16 needs a '
+                                                       'loss scale that its plain steps do not have')
         bench_speed(a.arch, sz=a.sz, bs=a.bs, model=a.model, data=a.data, out=a.out, threads=a.threads,
                     compile='inductor' if a.compile is True else a.compile, n_calib=a.calib,
-                    steps=max(a.steps, 10), reps=max(a.reps, 6), device='cuda' if a.gpus else 'cpu', precision=a.precision, decoder=a.decoder)
+                    steps=max(a.steps, 10), reps=max(a.reps, 6), device='cuda' if a.gpus else 'cpu',
+                    precision=a.precision, decoder=a.decoder)
         return   # not the results: a console script's return value is its exit status
-    if (a.cpus is None) == (a.gpus is None): bench_parser().error('scaling: give --cpus N or --gpus N (or the mode speed for one process: segdist-bench speed)')
-    bench(n=a.cpus or a.gpus, cpus=a.cpus is not None, sz=a.sz, bs=a.bs, arch=a.arch, decoder=a.decoder, precision=a.precision, data=a.data,
+    if (a.cpus is None) == (a.gpus is None):
+        bench_parser().error('scaling: give --cpus N or --gpus N (or the mode speed for one process: '
+                             'segdist-bench speed)')
+    bench(n=a.cpus or a.gpus, cpus=a.cpus is not None, sz=a.sz, bs=a.bs, arch=a.arch, decoder=a.decoder,
+          precision=a.precision, data=a.data,
           out=a.out, warmup=a.warmup, steps=a.steps, reps=a.reps, num_workers=a.num_workers, bucket_mb=a.bucket_mb,
           static_graph=a.static_graph, bucket_view=a.bucket_view, comm_hook=a.comm_hook, split=not a.no_split,
-          pipeline=not a.no_pipeline, pipe_sz=a.pipe_sz, pipe_data=a.pipe_data, gpu_img_s=a.gpu_img_s, powersgd_rank=a.powersgd_rank,
+          pipeline=not a.no_pipeline, pipe_sz=a.pipe_sz, pipe_data=a.pipe_data, gpu_img_s=a.gpu_img_s,
+          powersgd_rank=a.powersgd_rank,
           powersgd_warmup=a.powersgd_warmup, accum=a.accum, step_ms=a.step_ms,
           kinds=a.kinds.split(',') if a.kinds else None, rounds=a.rounds, epoch_items=a.epoch_items)
 
@@ -332,7 +422,7 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained model, when no `m
                 n_calib:int=32, # int8 calibration images; 0: leave int8 out
                 steps:int=10, reps:int=6, # Training steps per row, timed inference batches per row
                 device:str='cpu', # 'cpu', or 'cuda' for the first GPU (no onnxruntime rows there)
-                precision:str='auto', # 'fp32' or 'bf16'; auto: bf16 on a GPU, fp32 on a CPU (whose table has bf16 rows of its own)
+                precision:str='auto', # 'fp32' or 'bf16'; auto: bf16 on a GPU, fp32 on a CPU (its table has bf16 rows)
                 decoder:str='unet', # The untrained model's architecture on `arch` (`decoders`)
                )->dict:
     "One process's training and inference rows side by side (`speed_bench`); write speed.json to `out`"
@@ -342,13 +432,19 @@ def bench_speed(arch:str='resnet34', # Encoder of an untrained model, when no `m
     if model:
         learn = inference_model(model, cpu=True, engine='torch')   # a run's folder or its model folder: no pickle
         c = learn.saved.cfg
-        stats, sz, name = (learn.mean.flatten().cpu(), learn.std.flatten().cpu()), learn.sz[0], model_name(c['decoder'], c['arch'])
+        stats, sz, name = ((learn.mean.flatten().cpu(), learn.std.flatten().cpu()), learn.sz[0],
+                           model_name(c['decoder'], c['arch']))
     else:
-        learn = seg_learner(seg_dls(data, sz=sz, bs=bs, num_workers=0, check=False), arch, weights=None, precision='fp32', decoder=decoder)
+        learn = seg_learner(seg_dls(data, sz=sz, bs=bs, num_workers=0, check=False), arch, weights=None,
+                            precision='fp32',
+                            decoder=decoder)
         stats, name = imagenet_stats, model_name(decoder, arch)
-    where = torch.cuda.get_device_name() if device == 'cuda' and torch.cuda.is_available() else f'CPU ({torch.backends.cpu.get_cpu_capability()}), {threads} thread(s)'
-    print(f"segdist-bench speed: {name}{' from ' + str(model) if model else ' (untrained)'}, {sz} px, batch {bs}, {precision}, {where}", flush=True)
-    res = speed_bench(learn.model, *stats, learn.codes, learn.void, data, sz=sz, bs=bs, threads=threads, steps=steps, reps=reps, compile=compile,
+    where = (torch.cuda.get_device_name() if device == 'cuda' and torch.cuda.is_available()
+             else f'CPU ({torch.backends.cpu.get_cpu_capability()}), {threads} thread(s)')
+    print(f"segdist-bench speed: {name}{' from ' + str(model) if model else ' (untrained)'}, {sz} px, batch {bs}, "
+          f"{precision}, {where}", flush=True)
+    res = speed_bench(learn.model, *stats, learn.codes, learn.void, data, sz=sz, bs=bs, threads=threads, steps=steps,
+                      reps=reps, compile=compile,
                       n_calib=n_calib, device=device, precision=precision)
     res['config'] = dict(arch=name, model=str(model) if model else None, data=str(data), device=where)
     (out/'speed.json').write_text(json.dumps(res, indent=1))
@@ -361,12 +457,18 @@ def speed_report(res:dict)->str:
     c = res['config']
     prec = res.get('precision', 'fp32')
     p16 = f", bf16 {res['peak_gflops_bf16']:.0f}" if prec != 'bf16' and res.get('peak_gflops_bf16') else ''
-    head = (f"{c['arch']}, {res['sz']} px, batch {res['bs']}, {prec}, {c['device']}; {res['gflop_train_img']:.2f} GFLOP per image "
-            f"to train, {res['gflop_infer_img']:.2f} to predict; peak {prec} {res['peak_gflops']:.0f}{p16} GFLOP/s (matrix products here)")
-    t = ['| training step | ms/batch | img/s | speed-up | loss diff. after the steps | first step (s) | % of peak |', '|---|---|---|---|---|---|---|']
-    t += [f"| {r['engine']} | {r['ms']:.0f} | {r['img_s']:.1f} | {r['speedup']:.2f}x | {r['loss_diff']:.1e} | {r['first_step_s']:.1f} | {r['pct_peak']:.0f}% |" for r in res['train']]
-    i = ['| inference | ms/batch | img/s | speed-up | argmax agreement with eager | compile (s) | % of peak |', '|---|---|---|---|---|---|---|']
-    i += [f"| {r['engine']} | {r['ms']:.0f} | {r['img_s']:.1f} | {r['speedup']:.2f}x | {r['agreement']:.2%} | {r['compile_s'] or 0:.1f} | {r['pct_peak']:.0f}% |" for r in res['infer']]
+    head = (f"{c['arch']}, {res['sz']} px, batch {res['bs']}, {prec}, {c['device']}; "
+            f"{res['gflop_train_img']:.2f} GFLOP per image "
+            f"to train, {res['gflop_infer_img']:.2f} to predict; peak {prec} {res['peak_gflops']:.0f}{p16} GFLOP/s "
+            "(matrix products here)")
+    t = ['| training step | ms/batch | img/s | speed-up | loss diff. after the steps | first step (s) | % of peak |',
+         '|---|---|---|---|---|---|---|']
+    t += [f"| {r['engine']} | {r['ms']:.0f} | {r['img_s']:.1f} | {r['speedup']:.2f}x | {r['loss_diff']:.1e} | "
+          f"{r['first_step_s']:.1f} | {r['pct_peak']:.0f}% |" for r in res['train']]
+    i = ['| inference | ms/batch | img/s | speed-up | argmax agreement with eager | compile (s) | % of peak |',
+         '|---|---|---|---|---|---|---|']
+    i += [f"| {r['engine']} | {r['ms']:.0f} | {r['img_s']:.1f} | {r['speedup']:.2f}x | {r['agreement']:.2%} | "
+          f"{r['compile_s'] or 0:.1f} | {r['pct_peak']:.0f}% |" for r in res['infer']]
     return '\n'.join([head, '', *t, '', *i])
 
 # %% ../nbs/06b_benchmark.ipynb #5432d948
@@ -377,7 +479,9 @@ def bench_costs(decoders:list, archs:list, # What to set side by side (`decoder_
                )->list:
     "`decoder_costs` with its report, written to `out/costs.json`"
     out = Path(out or f"runs/costs-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
-    print(f'segdist-bench costs: {len(decoders)} decoder(s) on {len(archs)} encoder(s), {sz} px, batch {bs}, one process', flush=True)
+    print(f'segdist-bench costs: {len(decoders)} decoder(s) on {len(archs)} encoder(s), {sz} px, batch {bs}, '
+          'one process',
+          flush=True)
     rows = decoder_costs(decoders, archs, sz, bs, out=out, **kwargs)
     (out/'costs.json').write_text(json.dumps(dict(sz=sz, bs=bs, threads=torch.get_num_threads(), rows=rows), indent=1))
     print(costs_report(rows))
@@ -385,12 +489,18 @@ def bench_costs(decoders:list, archs:list, # What to set side by side (`decoder_
 
 # %% ../nbs/06b_benchmark.ipynb #a48afa2e
 def costs_report(rows:list)->str:
-    "The cost rows as a Markdown table, each encoder's rows with their FLOPs and speed relative to fastai's decoder on it"
+    "The cost rows as a Markdown table, each encoder's with its FLOPs and speed relative to fastai's decoder on it"
     ref = {r['arch']: r for r in rows if r['decoder'] == 'fastai' and 'gflop' in r}
-    t = ['| encoder | decoder | parameters (M) | GFLOP per image | FLOPs / fastai\'s | training img/s | speed / fastai\'s |', '|---|---|---|---|---|---|---|']
+    t = ['| encoder | decoder | parameters (M) | GFLOP per image | FLOPs / fastai\'s | training img/s | '
+         'speed / fastai\'s |',
+         '|---|---|---|---|---|---|---|']
     for r in rows:
         if 'error' in r: t.append(f"| {r['arch']} | {r['decoder']} | {r['error']} | | | | |"); continue
         f = ref.get(r['arch'])
-        t.append(f"| {r['arch']} | {r['decoder']} | {r['params_m']:.1f} | {r['gflop']:.2f} | {r['gflop'] / f['gflop']:.2f}x | {r['img_s']:.1f} | "
-                 f"{r['img_s'] / f['img_s']:.1f}x |" if f else f"| {r['arch']} | {r['decoder']} | {r['params_m']:.1f} | {r['gflop']:.2f} | | {r['img_s']:.1f} | |")
+        t.append(f"| {r['arch']} | {r['decoder']} | {r['params_m']:.1f} | {r['gflop']:.2f} | "
+                 f"{r['gflop'] / f['gflop']:.2f}x | "
+                 f"{r['img_s']:.1f} | "
+                 f"{r['img_s'] / f['img_s']:.1f}x |" if f
+                 else f"| {r['arch']} | {r['decoder']} | {r['params_m']:.1f} | {r['gflop']:.2f} | | "
+                      f"{r['img_s']:.1f} | |")
     return '\n'.join(t)

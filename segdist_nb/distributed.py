@@ -26,7 +26,8 @@ from fastai.distributed import DistributedTrainer
 from fastai.learner import Recorder
 from fastai.callback.core import Callback
 from .cache import group_timeout, start_group
-from .dls import CacheDL, epoch_batches, epoch_sample, close_workers, rank_device
+from .process import rank_device
+from .dls import CacheDL, epoch_batches, epoch_sample, close_workers
 from .metrics import ExactLoss
 
 # %% auto #0
@@ -221,7 +222,8 @@ def setup_rank(seed:int|None=None, # Base random seed; rank r uses `seed + r`
                   group:bool=False, # Start the group now (`start_group`), before a cache or fetched weights would
                  )->int: # This process's rank
     "Prepare this process for `learn.distrib_ctx()`, on GPUs (nccl) or CPU processes (gloo)"
-    # first: under a launcher, the local rank's GPU is the current one before anything touches a GPU (chapter 01c_dls)
+    # first: under a launcher, the local rank's GPU is the current one before anything touches a GPU
+    # (chapter 00_process)
     rank_device()
     if not torch.cuda.is_available(): os.environ.setdefault('ACCELERATE_USE_CPU', '1')
     threads = ifnone(threads, int(os.environ.get('OMP_NUM_THREADS', 0)) or None)

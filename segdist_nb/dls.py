@@ -18,12 +18,13 @@ from .describe import *
 from .split import *
 from .check import *
 from .cache import *
+from .process import rank_device
 from fastai.data.load import _loaders
 from torch.utils.data import get_worker_info
 
 # %% auto #0
-__all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'rank_device', 'rss_mb', 'default_workers', 'Prefetcher', 'copy_ahead',
-           'epoch_batches', 'kept_workers', 'epoch_sample', 'close_workers']
+__all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'default_workers', 'Prefetcher', 'copy_ahead', 'epoch_batches',
+           'kept_workers', 'epoch_sample', 'close_workers']
 
 # %% ../nbs/01c_dls.ipynb #2cbfee58
 class GetMask:
@@ -40,13 +41,14 @@ class GetMask:
 # %% ../nbs/01c_dls.ipynb #8232e7e1
 class CacheDL(TfmdDL):
     "fastai's `TfmdDL`, gathering each batch from a `SegCache` when it has one: no file is opened or decoded"
+    crop_sz = None   # a learner pickled when this was `crop` (its exported loaders had none)
     def __init__(self, dataset=None, # As for `TfmdDL`: items are image files
                  cache:SegCache|None=None, # The cache holding those files
-                 crop:int|tuple|None=None, # Random windows of this size in training, centre ones in validation
+                 crop_sz:int|tuple|None=None, # Random windows of this size in training, centre ones in validation
                  prefetch:int=0, # Batches a thread of this loader gathers ahead, without worker processes
                  streams=None, # The device module whose streams copy batches ahead (`copy_ahead`); default CUDA's
                  **kwargs):
-        self.cache, self._rows, self.crop, self.prefetch, self.streams = cache, None, crop, prefetch, streams
+        self.cache, self._rows, self.crop_sz, self.prefetch, self.streams = cache, None, crop_sz, prefetch, streams
         # fastai's one pass at construction crops too; `randomize` draws each epoch's
         self._crop_rng = random.Random(0)
         super().__init__(dataset, **kwargs)
@@ -61,7 +63,7 @@ class CacheDL(TfmdDL):
         return self._rows
     def new(self, dataset=None, cls=None, **kwargs):
         if 'cache' not in kwargs and (dataset is None or dataset is self.dataset):
-            kwargs.update(cache=self.cache, crop=self.crop)
+            kwargs.update(cache=self.cache, crop_sz=self.crop_sz)
         kwargs.setdefault('prefetch', self.prefetch); kwargs.setdefault('streams', self.streams)
         return super().new(dataset, cls, **kwargs)
     def randomize(self):
@@ -94,11 +96,11 @@ class CacheDL(TfmdDL):
     def _gather(self, b, rng:random.Random)->tuple:
         "The batch of items `b` from the cache: whole, or windows drawn from `rng`"
         rows = self.rows[np.asarray(b)]
-        return (self.cache.batch(rows) if self.crop is None
-                else self.cache.crops(rows, size_hw(self.crop), self._corners(len(rows), rng)))
+        return (self.cache.batch(rows) if self.crop_sz is None
+                else self.cache.crops(rows, size_hw(self.crop_sz), self._corners(len(rows), rng)))
     def _corners(self, n:int, rng:random.Random)->list:
         "(top, left) of `n` windows: random in training (drawn from `rng`), centred in validation"
-        (H, W), (h, w) = self.cache.man['shape'][1:], size_hw(self.crop)
+        (H, W), (h, w) = self.cache.man['shape'][1:], size_hw(self.crop_sz)
         if h > H or w > W: raise CacheError([f'crop {w}x{h} is larger than the cached images ({W}x{H}): crop smaller, '
                                              'or store larger'])
         if getattr(self.dataset, 'split_idx', 0): return [((H - h) // 2, (W - w) // 2)] * n
@@ -175,7 +177,7 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
     if cache is not None and cache is not False:
         # a gather needs no worker processes: the loader's thread makes the batches (*Feeding a GPU*)
         kwargs.setdefault('num_workers', 0)
-        kwargs.update(_cache_kwargs(spec.root, fns, lf, item_sz, cache, spec.reader, im), crop=sz if crop else None,
+        kwargs.update(_cache_kwargs(spec.root, fns, lf, item_sz, cache, spec.reader, im), crop_sz=sz if crop else None,
                       prefetch=ifnone(prefetch, 0 if kwargs['num_workers'] else 2))
     if im.plain:   # 8-bit pictures: fastai's own path, today's batches
         # fastai's image and mask blocks, without their `IntToFloatTensor`: `SegBatch` does it
@@ -203,23 +205,6 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
     dls = dblock.dataloaders(spec.root, path=spec.root, bs=bs, **kwargs)
     dls.spec, dls.aug, dls.stats = spec, aug, None if im.plain else stats
     return dls
-
-# %% ../nbs/01c_dls.ipynb #95e411ed
-def rank_device(mod=None, # The accelerator's device module; default CUDA's where there is a GPU (tests give a fake one)
-               )->torch.device:
-    "This process's device: under a launcher (`LOCAL_RANK`), its local rank's GPU, made the current one before anything else touches a GPU; else fastai's `default_device()`"
-    if mod is None and torch.cuda.is_available() and defaults.use_cuda is not False: mod = torch.cuda
-    lr = os.environ.get('LOCAL_RANK')
-    # before `default_device()`, which would open a context on GPU 0; more local ranks than GPUs share them in turn, as
-    # accelerate places the model (`local_process_index % device_count`): the GPU check's two ranks on one GPU over gloo
-    if lr is not None and mod is not None: mod.set_device(int(lr) % mod.device_count())
-    return default_device()
-
-# %% ../nbs/01c_dls.ipynb #47131012
-def rss_mb()->dict:
-    "This process's resident memory in MB, anonymous (its own) and file-backed (shared pages of mapped files), from /proc"
-    st = dict(l.split(':', 1) for l in Path('/proc/self/status').read_text().splitlines() if ':' in l)
-    return {k: int(st[k].split()[0]) / 1024 for k in ('RssAnon', 'RssFile')}
 
 # %% ../nbs/01c_dls.ipynb #70386f07
 def default_workers(cuda:bool|None=None, # Training on CUDA; default: whether CUDA is available

@@ -18,8 +18,8 @@ from .plots import image_view
 from .read import size_hw
 from .augment import ScaleBands, batch_part
 from .compiled import compile_unet
-from .weights import read_learner, find_weights, fetch_weights
-from .modelfile import run_model, check_model, model_size, model_imagery, SavedModel
+from .weights import find_weights, fetch_weights
+from .modelfile import run_model, check_model, model_size, model_imagery, SavedModel, read_learner
 
 # %% auto #0
 __all__ = ['engines', 'ImageReader', 'LearnerModel', 'NormalizedModel', 'BinPool', 'bin_pools', 'onnx_proto', 'OnnxModel',

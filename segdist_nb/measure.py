@@ -39,7 +39,7 @@ def rep_marks(warmup:int, # Batches left out at the start (at least 1)
 
 # %% ../nbs/06_measure.ipynb #0cdb324f
 class StepTimer(Callback):
-    "Read the clock after the training batches `at` (the device synchronised there only); skip validation; stop after the last"
+    "Read the clock after the training batches `at`, syncing there only; no validation; stop at the last"
     order = 100
     def __init__(self, at:list, # Batch counts, from `rep_marks`
                 ): store_attr(); self.times = []
@@ -68,21 +68,22 @@ def dev_sync(device)->Callable:
 # %% ../nbs/06_measure.ipynb #dae3b40e
 def plain_steps(model:nn.Module, # The model (trained in place)
                 batches:list, # (x, y) on the device, this rank's share
-                at:list|int, # Step counts after which the clock is read (`rep_marks`), the last ending the run; an int n: after each of n steps
+                at:list|int, # Steps after which the clock is read (`rep_marks`), the last ends; int n: each of n
                 precision:str='fp32', # 'fp32', 'fp16' or 'bf16'
                 lr:float=1e-3, wd:float=1e-2,
                 ddp_kw:dict|None=None, # `ddp_kwargs` arguments (bucket size, static graph, communication hook)
                 sync:bool=True, # False: skip DDP's gradient all-reduce (`no_sync`), to time compute alone
                 losses:list|None=None, # Appends each step's loss here (read at the end)
                )->list: # The clock at each of `at`
-    "Train in a plain PyTorch (DDP when initialized) loop, the device synchronised only where the clock is read; return those times"
+    "Train in a plain PyTorch loop (DDP when initialized), syncing the device only where the clock is read: its times"
     at = list(range(1, at + 1)) if isinstance(at, int) else list(at)
     dev = batches[0][0].device
     m = model.to(dev).train()
     if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
         h = ddp_kwargs(**(ddp_kw or {}))
-        # accelerate's own arguments (`to_kwargs`: those that differ from its defaults), as the learner's DDP gets them: at the
-        # default 25 MB, DDP is not given `bucket_cap_mb` and keeps its small first bucket (1 MB), which an explicit 25 drops
+        # accelerate's own arguments (`to_kwargs`: those that differ from its defaults), as the learner's DDP gets
+        # them: at the default 25 MB, DDP is not given `bucket_cap_mb` and keeps its small first bucket (1 MB), which
+        # an explicit 25 drops
         ids = [dev.index] if dev.type == 'cuda' else None
         m = nn.parallel.DistributedDataParallel(m, device_ids=ids, **h.to_kwargs())
         h.register_comm_hook(m)   # accelerate's code: the same hook as the learner's
@@ -92,7 +93,8 @@ def plain_steps(model:nn.Module, # The model (trained in place)
     times, ls, marks = [], [], set(at)
     for i in range(at[-1]):
         x, y = batches[i % len(batches)]
-        ctx = m.no_sync() if not sync and isinstance(m, nn.parallel.DistributedDataParallel) else contextlib.nullcontext()
+        ctx = (m.no_sync() if not sync and isinstance(m, nn.parallel.DistributedDataParallel)
+               else contextlib.nullcontext())
         with ctx:
             with torch.autocast(dev.type, dtype=dtype, enabled=dtype is not None): out = m(x)
             loss = F.cross_entropy(out.float(), y)   # in fp32, as fastai's `MixedPrecision` casts the prediction
@@ -123,7 +125,7 @@ def pipeline_rate(dl:DataLoader, # A training `DataLoader`
 def epoch_start_s(dl:DataLoader, # A training `DataLoader`
                   epochs:int=3, # Epoch starts timed, after one to warm up
                  )->float: # Seconds
-    "Seconds from the start of an epoch of `dl` to its first batch, batch transforms included: the median over `epochs` epochs"
+    "Seconds from the start of an epoch of `dl` to its first batch, batch transforms included: the median of `epochs`"
     ts, sync = [], dev_sync(dl.device or 'cpu')
     for _ in range(epochs + 1):
         t0 = time.perf_counter(); first(dl); sync(); ts.append(time.perf_counter() - t0)
@@ -141,11 +143,12 @@ def upscale_data(path:Path|str, # A data set (images/, labels/, codes.txt)
                  dst:Path|str, # Where the upscaled copy goes; kept if it is already complete
                  factor:int=2, # Scale factor of both sides
                 )->Path:
-    "A stand-in for a data set of larger images: every pair of `path` scaled up `factor` times (images bicubic, masks nearest)"
+    "A stand-in for a data set of larger images: every pair of `path` scaled up `factor` times"
     path, dst = Path(path), Path(dst)
     if (dst/'codes.txt').exists(): return dst
     fns, lf = image_files(path/'images'), MaskPath(path)
-    parallel(_upscale_pair, [(f, lf(f), dst/f.relative_to(path), dst/Path(lf(f)).relative_to(path), factor) for f in fns],
+    parallel(_upscale_pair,
+             [(f, lf(f), dst/f.relative_to(path), dst/Path(lf(f)).relative_to(path), factor) for f in fns],
              n_workers=defaults.cpus, progress=False)
     if (path/'valid.txt').exists(): shutil.copy(path/'valid.txt', dst/'valid.txt')
     shutil.copy(path/'codes.txt', dst/'codes.txt')   # last: it marks the copy complete
@@ -161,20 +164,24 @@ def pipeline_bench(data:Path|str, # A data set
                    factor:int=2, # Scale of the stand-in; 0 = no stand-in
                    verbose:bool=True, # Print each figure as it is measured
                   )->list:
-    "Items/s per core from the PNGs and from the cache, on `data` and on its upscaled stand-in, and the cores to feed one GPU"
+    "Items/s per core from the PNGs and the cache, on `data` and its upscaled stand-in, and the cores to feed one GPU"
     data, out = Path(data), Path(out)
-    sets = [(data.name, data)] + ([(f'{data.name} x{factor}', upscale_data(data, out/f'standin_x{factor}', factor))] if factor else [])
+    sets = [(data.name, data)] + ([(f'{data.name} x{factor}', upscale_data(data, out/f'standin_x{factor}', factor))]
+                                  if factor else [])
     rows, nt = [], torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         for name, d in sets:
-            t0 = time.perf_counter(); c = seg_dls(d, sz=sz, bs=bs, check=False, num_workers=0, cache=out/'cache').train.cache; build = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            c = seg_dls(d, sz=sz, bs=bs, check=False, num_workers=0, cache=out/'cache').train.cache
+            build = time.perf_counter() - t0
             h, w = c.man['shape'][1:]
             r = dict(data=name, size=f'{w}x{h}', build_s=build, n_items=len(c))
             r['png'] = pipeline_rate(seg_dls(d, sz=sz, bs=bs, check=False, num_workers=0).train, n)
             r['cache'] = pipeline_rate(seg_dls(d, sz=sz, bs=bs, check=False, num_workers=0, cache=c).train, 4 * n)
             r.update(ratio=r['cache'] / r['png'], cores_png=gpu_img_s / r['png'], cores_cache=gpu_img_s / r['cache'])
-            if verbose: print(f"  input pipeline, {name} ({r['size']}): PNG {r['png']:,.0f} items/s, cache {r['cache']:,.0f} items/s per core "
+            if verbose: print(f"  input pipeline, {name} ({r['size']}): PNG {r['png']:,.0f} items/s, "
+                              f"cache {r['cache']:,.0f} items/s per core "
                               f"({r['ratio']:.0f}x)", flush=True)
             rows.append(r)
     finally: torch.set_num_threads(nt)
@@ -218,7 +225,7 @@ def model_flops(model:nn.Module, # A model
 
 # %% ../nbs/06_measure.ipynb #2d73f9e0
 def _copy(model:nn.Module)->nn.Module:
-    "A copy of a U-Net through `torch.save`, as `learn.export` pickles it (`deepcopy` refuses its self-attention's spectral-norm weight)"
+    "A copy of a U-Net through `torch.save`, as `learn.export` pickles it (`deepcopy` refuses its spectral-norm weight)"
     for h in getattr(model, 'sfs', []): h.stored = None   # the activations its hooks kept from the last forward
     buf = io.BytesIO(); torch.save(model, buf); buf.seek(0)
     return torch.load(buf, weights_only=False)
@@ -228,12 +235,13 @@ def _autocast(dev, bf16:bool):
     return torch.autocast(dev.type, torch.bfloat16, enabled=bf16)
 
 def _train_row(model, x, y, steps, cl, comp, dev=torch.device('cpu'), bf16=False):
-    "Losses of `steps` steps of `plain_steps` on a copy of `model` on `dev`; the first step's seconds (it compiles) and those of the steps after the second, per step"
+    "Losses of `steps` `plain_steps` on a copy of `model` on `dev`, the first step's seconds, and a later step's"
     m, x, y = fast_unet(_copy(model)).float().to(dev), x.to(dev), y.to(dev)
     if cl: m, x = m.to(memory_format=torch.channels_last), x.contiguous(memory_format=torch.channels_last)
     if comp: compile_unet(m, comp)
     losses, t0 = [], time.perf_counter()
-    ts = plain_steps(m, [(x, y)], [1, 2, steps], 'bf16' if bf16 else 'fp32', losses=losses)   # synchronised after the first (compiled) step, and around the timed ones
+    # synchronised after the first (compiled) step, and around the timed ones
+    ts = plain_steps(m, [(x, y)], [1, 2, steps], 'bf16' if bf16 else 'fp32', losses=losses)
     return losses, ts[0] - t0, (ts[2] - ts[1]) / (steps - 2)
 
 def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
@@ -250,34 +258,40 @@ def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
                 device='cpu', # 'cpu', or 'cuda' for a GPU (no onnxruntime rows there)
                 precision:str='fp32', # 'fp32', or 'bf16' (autocast, as the learner's mixed precision)
                )->dict:
-    "Training rows and inference rows of one process, side by side: images/s, speed-up, agreement with eager, share of the peak"
+    "One process's training and inference rows: images/s, speed-up, agreement with eager, share of the peak"
     if precision not in ('fp32', 'bf16'):
-        raise ValueError(f"precision={precision!r}: the speed rows are timed in 'fp32' or 'bf16' (fp16 needs a loss scale that their plain steps do not have)")
+        raise ValueError(f"precision={precision!r}: the speed rows are timed in 'fp32' or 'bf16' (fp16 needs a loss "
+                         f"scale that their plain steps do not have)")
     dev, bf16 = torch.device(device), precision == 'bf16'
-    if dev.type == 'cuda' and not torch.cuda.is_available(): raise RuntimeError(f"device={device!r}, but torch sees no CUDA device here: measure the CPU (device='cpu')")
+    if dev.type == 'cuda' and not torch.cuda.is_available():
+        raise RuntimeError(f"device={device!r}, but torch sees no CUDA device here: measure the CPU (device='cpu')")
     sync = dev_sync(dev)
     torch.set_num_threads(threads)
     _, val, spec = calib_files(data)
     gm = GetMask(spec.label_fn(), spec.reader)
     fns = (val * bs)[:bs]
     x = image_batch([PILImage.create(f) for f in fns], sz)
-    y = torch.stack([F.interpolate(torch.as_tensor(np.array(gm(f)))[None, None].float(), size=(sz, sz), mode='nearest')[0, 0].long() for f in fns])
+    y = torch.stack([F.interpolate(torch.as_tensor(np.array(gm(f)))[None, None].float(), size=(sz, sz),
+                                   mode='nearest')[0, 0].long() for f in fns])
     y[y >= len(codes)] = void if void is not None else 0   # `ignore:` values, for a plain cross-entropy
     base = NormalizedModel(fast_unet(_copy(model)).float().cpu(), mean, std).eval()
     xn = (x - base.mean) / base.std
     peak = peak_gflops(device=dev, dtype=torch.bfloat16 if bf16 else torch.float32)
     peak16 = peak if bf16 else peak_gflops(device=dev, dtype=torch.bfloat16)
     ftrain, finf = model_flops(_copy(base.model).train(), xn, train=True) / bs, model_flops(base, x) / bs
-    res = dict(threads=threads, sz=sz, bs=bs, device=str(dev), precision=precision, peak_gflops=peak, peak_gflops_bf16=peak16,
+    res = dict(threads=threads, sz=sz, bs=bs, device=str(dev), precision=precision, peak_gflops=peak,
+               peak_gflops_bf16=peak16,
                gflop_train_img=ftrain / 1e9, gflop_infer_img=finf / 1e9, train=[], infer=[])
     b16 = 'channels-last, bf16 autocast'   # a table in fp32 gets this row too: what `precision='bf16'` would give
-    rows = [('eager', False, None, bf16), ('channels-last', True, None, bf16)] + ([(f'channels-last + compiled ({compile})', True, compile, bf16)] if compile else [])
+    rows = [('eager', False, None, bf16), ('channels-last', True, None, bf16)] + (
+        [(f'channels-last + compiled ({compile})', True, compile, bf16)] if compile else [])
     rows += [] if bf16 else [(b16, True, None, True)]
     ref = None
     for name, cl, comp, b in rows:
         losses, first_s, t = _train_row(base.model, xn, y, steps, cl, comp, dev, b)
         ref = ifnone(ref, (losses, t))
-        res['train'].append(dict(engine=name, ms=t * 1e3, img_s=bs / t, speedup=ref[1] / t, loss_diff=abs(losses[-1] - ref[0][-1]),
+        res['train'].append(dict(engine=name, ms=t * 1e3, img_s=bs / t, speedup=ref[1] / t,
+                                 loss_diff=abs(losses[-1] - ref[0][-1]),
                                  first_step_s=first_s, pct_peak=100 * ftrain * bs / t / 1e9 / (peak16 if b else peak)))
     def pt(cl, comp, b=bf16):
         m, xx = NormalizedModel(fast_unet(_copy(base.model)), base.mean, base.std).eval().to(dev), x.to(dev)
@@ -287,7 +301,8 @@ def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
         if not comp: return f, 0.
         t0 = time.perf_counter(); compile_unet(m.model, comp); f(); sync()
         return f, time.perf_counter() - t0
-    lm = AttrDict(model=base.model, mean=base.mean, std=base.std, codes=codes, void=void, sz=(sz, sz), imagery=Imagery(), digests=None)
+    lm = AttrDict(model=base.model, mean=base.mean, std=base.std, codes=codes, void=void, sz=(sz, sz),
+                  imagery=Imagery(), digests=None)
     g = onnx_proto(lm) if dev.type == 'cpu' else None
     def ort_fn(proto):
         om = OnnxModel(proto, cpu=True, threads=threads)
@@ -295,16 +310,22 @@ def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
     engines = [('eager', lambda: pt(False, None)), ('channels-last', lambda: pt(True, None))]
     if compile: engines.append((f'channels-last + compiled ({compile})', lambda: pt(True, compile)))
     if not bf16: engines.append((b16, lambda: pt(True, None, True)))
-    if dev.type == 'cpu': engines.append(('onnxruntime fp32', lambda: ort_fn(g)))   # the [export] extra's onnxruntime runs on CPUs
-    if n_calib and dev.type == 'cpu': engines.append(('onnxruntime int8 (static, QDQ)', lambda: ort_fn(quantize_int8(g, data, n_calib, max_miou_drop=1., max_class_drop=1., max_sure_flips=1.)[0])))   # timed, not judged
+    if dev.type == 'cpu': engines.append(('onnxruntime fp32', lambda: ort_fn(g)))   # the [export] extra's: on CPUs
+    if n_calib and dev.type == 'cpu':   # timed, not judged
+        engines.append(('onnxruntime int8 (static, QDQ)',
+                        lambda: ort_fn(quantize_int8(g, data, n_calib, max_miou_drop=1., max_class_drop=1.,
+                                                     max_sure_flips=1.)[0])))
     ref = None
     for name, make in engines:
         f, c = make()
         out = f().argmax(1).cpu()
-        t = median_s(lambda: [f() for _ in range(3)], 1, reps, sync) / 3   # the device synchronised around three batches, not after each
+        # the device synchronised around three batches, not after each
+        t = median_s(lambda: [f() for _ in range(3)], 1, reps, sync) / 3
         ref = ifnone(ref, (out, t))
-        res['infer'].append(dict(engine=name, ms=t * 1e3, img_s=bs / t, speedup=ref[1] / t, agreement=float((out == ref[0]).float().mean()),
-                                 compile_s=c or None, pct_peak=100 * finf * bs / t / 1e9 / (peak16 if name == b16 else peak)))
+        res['infer'].append(dict(engine=name, ms=t * 1e3, img_s=bs / t, speedup=ref[1] / t,
+                                 agreement=float((out == ref[0]).float().mean()),
+                                 compile_s=c or None,
+                                 pct_peak=100 * finf * bs / t / 1e9 / (peak16 if name == b16 else peak)))
     return res
 
 # %% ../nbs/06_measure.ipynb #cd0a6833
@@ -323,7 +344,8 @@ def decoder_costs(decoders:list, # Architectures (`decoders`: 'fastai', 'unet', 
     warmup = max(1, warmup)
     tmp = Path(out) if out else Path(tempfile.mkdtemp())
     data = synthetic_once(tmp/'synth', n=2 * bs, size=sz)
-    dls = seg_dls(data, sz=sz, bs=bs, num_workers=0, check=False, codes=[f'class_{i}' for i in range(n_out)])   # the model's head: n_out classes
+    # the model's head: n_out classes
+    dls = seg_dls(data, sz=sz, bs=bs, num_workers=0, check=False, codes=[f'class_{i}' for i in range(n_out)])
     set_seed(0)
     x, y = torch.rand(bs, 3, sz, sz), torch.randint(0, n_out, (bs, sz, sz))
     rows, models = [], {}
@@ -331,7 +353,9 @@ def decoder_costs(decoders:list, # Architectures (`decoders`: 'fastai', 'unet', 
         for d in decoders:
             set_seed(0)
             k, low = size_rule(d, a)
-            if sz % k or sz < low: rows.append(dict(arch=a, decoder=d, error=f'needs sides that are multiples of {k} from {low} px')); continue
+            if sz % k or sz < low:
+                rows.append(dict(arch=a, decoder=d, error=f'needs sides that are multiples of {k} from {low} px'))
+                continue
             m = seg_learner(dls, a, decoder=d, weights=None, precision='fp32', channels_last=False).model
             m = getattr(m, 'model', m)   # SMP's model itself, as `smp.create_model` makes it
             rows.append(dict(arch=a, decoder=d, params_m=sum(p.numel() for p in m.parameters()) / 1e6,
@@ -339,11 +363,13 @@ def decoder_costs(decoders:list, # Architectures (`decoders`: 'fastai', 'unet', 
             models[len(rows) - 1] = m
     for r_ in range(rounds):
         for i, m in models.items():
-            ts = plain_steps(m.to(memory_format=torch.channels_last), [(x.contiguous(memory_format=torch.channels_last), y)], [warmup, warmup + steps])
+            ts = plain_steps(m.to(memory_format=torch.channels_last),
+                             [(x.contiguous(memory_format=torch.channels_last), y)], [warmup, warmup + steps])
             rows[i]['img_s'].append(bs * steps / (ts[1] - ts[0]))
             if verbose and r_ == rounds - 1:
                 r = rows[i]
-                print(f"  {r['decoder']:>14} on {r['arch']}: {r['params_m']:.1f} M parameters, {r['gflop']:.2f} GFLOP per image, "
+                print(f"  {r['decoder']:>14} on {r['arch']}: {r['params_m']:.1f} M parameters, "
+                      f"{r['gflop']:.2f} GFLOP per image, "
                       f"{np.median(r['img_s']):.2f} training images/s", flush=True)
     for r in rows:
         if 'img_s' in r: r['img_s'] = float(np.median(r['img_s']))

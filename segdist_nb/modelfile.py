@@ -6,7 +6,8 @@ Docs: https://segdist.github.io/segdist_nb/modelfile.html.md"""
 
 # %% ../nbs/02ef_modelfile.ipynb #ee9d96d6
 from __future__ import annotations
-import json, os, struct
+import importlib, json, os, pickle, struct, warnings
+from types import SimpleNamespace
 from pathlib import Path
 import torch, torchvision
 from torch import nn
@@ -16,6 +17,7 @@ from fastai.data.transforms import get_c
 from fastai.vision.models.unet import DynamicUnet
 from fastai.vision.learner import create_unet_model
 from fastai.layers import SelfAttention
+from fastai.learner import Learner, load_learner
 import safetensors.torch
 from .options import *
 from .read import Imagery, size_hw
@@ -24,8 +26,9 @@ from .encoders import timm_name, timm_unet, check_fit
 from .decoders import check_decoder, smp_model, model_name
 
 # %% auto #0
-__all__ = ['model_formats', 'trust_pickle_option', 'model_format', 'run_model', 'check_model', 'model_size', 'model_imagery',
-           'model_config', 'build_model', 'SavedModel']
+__all__ = ['model_formats', 'trust_pickle_option', 'pickle_moves', 'pickle_renames', 'moved_pickle', 'model_format', 'run_model',
+           'check_model', 'MovedUnpickler', 'read_learner', 'model_size', 'model_imagery', 'model_config',
+           'build_model', 'SavedModel']
 
 # %% ../nbs/02ef_modelfile.ipynb #2bc22554
 model_formats = dict(
@@ -88,6 +91,40 @@ def check_model(fn:Path|str, # The model file or folder (`run_model`)
 trust_pickle_option = switch_option('--trust-pickle', 'trust_pickle', True,
                                     "open a model.pkl: a pickle runs any code it holds, so only for a file you trust "
                                     "(a run's model folder opens without pickle)")
+
+# %% ../nbs/02ef_modelfile.ipynb #08b6ca93
+pickle_moves = {   # a module that no longer exists -> the modules its names went to
+    'segdist_nb.data': ('read', 'synthetic', 'augment', 'split', 'check'),
+    'segdist_nb.dataset': ('describe', 'check', 'synthetic'),
+    'segdist_nb.speed': ('compiled',),
+}
+pickle_renames = {   # (module, name) -> where it is now
+    ('segdist_nb.dls', 'mask_tensor'): ('segdist_nb.augment', 'mask_from_array'),
+    ('segdist_nb.split', 'FileSplitter'): ('segdist_nb.split', 'SeedSplitter')}   # the seed's rule, not fastai's
+
+# %% ../nbs/02ef_modelfile.ipynb #0325edc1
+class MovedUnpickler(pickle.Unpickler):
+    "`pickle.Unpickler` that finds this library's names where they are now (`pickle_moves`, `pickle_renames`)"
+    def find_class(self, module, name):
+        module, name = pickle_renames.get((module, name), (module, name))
+        for m in pickle_moves.get(module, ()):
+            mod = importlib.import_module(f'segdist_nb.{m}')
+            if hasattr(mod, name): return getattr(mod, name)
+        return super().find_class(module, name)
+
+moved_pickle = SimpleNamespace(__name__='pickle', Unpickler=MovedUnpickler,   # a `pickle_module` for torch.load
+                               load=lambda f, **kw: MovedUnpickler(f, **kw).load())
+
+# %% ../nbs/02ef_modelfile.ipynb #a1a3127e
+def read_learner(fn:Path|str, # A run's model.pkl, named by the user
+                 cpu:bool=True, # Load it onto the CPU
+                 trust_pickle:bool=False, # Open the pickle (`--trust-pickle`), which runs any code; else refused unread
+                )->Learner:
+    "fastai's `load_learner` of a pickle the user trusts (`check_model`), reading what moved (`pickle_moves`)"
+    check_model(fn, trust_pickle, ('zip', 'pickle'), 'a fastai learner')
+    with warnings.catch_warnings():
+        warnings.filterwarnings('ignore', message='load_learner` uses', category=UserWarning)
+        return load_learner(fn, cpu=cpu, pickle_module=moved_pickle)
 
 # %% ../nbs/02ef_modelfile.ipynb #3e029859
 def model_size(learn)->tuple:

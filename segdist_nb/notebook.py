@@ -14,7 +14,7 @@ from fastai.learner import Learner, load_learner
 from fastai.torch_core import rank_distrib
 from .distributed import setup_rank, run_name
 from .launch import run_launch
-from .weights import read_learner
+from .modelfile import read_learner
 from .config import *
 from .recipe import *
 

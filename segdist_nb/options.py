@@ -11,7 +11,7 @@ from typing import Callable
 from fastcore.all import *
 
 # %% auto #0
-__all__ = ['CliOption', 'switch_option', 'add_options', 'options_help', 'parser_help']
+__all__ = ['CliOption', 'switch_option', 'CliCommand', 'add_options', 'options_help', 'parser_help']
 
 # %% ../nbs/00_options.ipynb #a337bc3e
 @dataclasses.dataclass(frozen=True)
@@ -40,15 +40,28 @@ def switch_option(flag:str, # The flag (`--no-check`)
     "An option whose flag alone sets `key` to `value` (`--no-check`: check=False)"
     return CliOption(flag, key, ifnone(default, not value), help, kw=(('action', 'store_const'), ('const', value)))
 
+# %% ../nbs/00_options.ipynb #d59deaba
+@dataclasses.dataclass(frozen=True)
+class CliCommand:
+    "A subcommand (`segdist-bench speed`) in a command's table: its name, its help and its own table of options"
+    name:str # What the user types after the command (`speed`)
+    opts:tuple # Its options (`CliOption`s), in the order its `--help` lists them
+    help:str|None=None # Its line in the command's `--help`
+    description:str|None=None # What its own `--help` says first
+
 # %% ../nbs/00_options.ipynb #74b906fe
 def add_options(p:argparse.ArgumentParser, # A command's parser
-                opts:tuple, # Its options (`CliOption`s), in the order `--help` lists them
+                opts:tuple, # Its options (`CliOption`s) and subcommands (`CliCommand`s), as `--help` lists them
                 config:bool=False, # `train.py`'s: an option with a config key defaults to None (the config's stands)
+                command:str='command', # The attribute that names the subcommand given (`a.mode`), when there are some
                )->argparse.ArgumentParser:
     "Add `opts` to `p`; in a command without a config, an option with a key is read as `a.<key>` (`a.check`)"
-    built = []
+    built, sub = [], None
     for o in opts:
-        if o.add is not None:   # a builder (`precision_option`): once, however many of its flags are listed
+        if isinstance(o, CliCommand):   # a subcommand: one is required, and its own parser reads what follows it
+            if sub is None: sub = p.add_subparsers(dest=command, metavar=command.upper(), required=True)
+            add_options(sub.add_parser(o.name, help=o.help, description=o.description), o.opts, config)
+        elif o.add is not None:   # a builder (`precision_option`): once, however many of its flags are listed
             if o.add not in built: o.add(p); built.append(o.add)
         elif o.flag is not None:
             kw = dict(type=o.type, choices=o.choices, default=None if config and o.key else o.default, **dict(o.kw))
@@ -57,15 +70,26 @@ def add_options(p:argparse.ArgumentParser, # A command's parser
     return p
 
 # %% ../nbs/00_options.ipynb #938be9cd
-def options_help(opts:tuple, # Options (`CliOption`s)
+def options_help(opts:tuple, # Options (`CliOption`s) and subcommands (`CliCommand`s)
                 )->list: # (flag, help) of each option with a flag, a builder's flags with the help it gives them
-    "What `--help` says of each option, from the declarations"
+    "What `--help` says of each option, from the declarations; a subcommand's as `name`, then `name --flag`"
     p = argparse.ArgumentParser(add_help=False)   # the builders' help, read from their parser
-    for b in dict.fromkeys(o.add for o in opts if o.add): b(p)
+    for b in dict.fromkeys(o.add for o in opts if isinstance(o, CliOption) and o.add): b(p)
     made = {(a.option_strings or [a.dest])[0]: a.help for a in p._actions}
-    return [(o.flag, o.help if o.add is None else made[o.flag]) for o in opts if o.flag]
+    res = []
+    for o in opts:
+        if isinstance(o, CliCommand):
+            res += [(o.name, o.help), *((f'{o.name} {f}', h) for f, h in options_help(o.opts))]
+        elif o.flag: res.append((o.flag, o.help if o.add is None else made[o.flag]))
+    return res
 
 def parser_help(p:argparse.ArgumentParser, # A command's parser
                )->list: # (flag, help) of each of its options but `--help`
-    "What `--help` says of each option, from the parser"
-    return [((a.option_strings or [a.dest])[0], a.help) for a in p._actions if not isinstance(a, argparse._HelpAction)]
+    "What `--help` says of each option, from the parser; a subcommand's as `name`, then `name --flag`"
+    res = []
+    for a in p._actions:
+        if isinstance(a, argparse._SubParsersAction):   # each subcommand's line, then its own parser's options
+            for c in a._choices_actions:
+                res += [(c.dest, c.help), *((f'{c.dest} {f}', h) for f, h in parser_help(a.choices[c.dest]))]
+        elif not isinstance(a, argparse._HelpAction): res.append(((a.option_strings or [a.dest])[0], a.help))
+    return res

@@ -36,6 +36,7 @@ from .runfolder import *
 from .track import track_run
 from .config import *
 from .modelfile import SavedModel
+from .process import rank_device
 from .budget import plan_config, budget_cbs, fit_epochs
 
 # %% auto #0
@@ -121,7 +122,7 @@ class RunPlan:
     ck:dict|None=None # The checkpoint the run resumes from
     reuse:bool=False # Rank 0 reuses the folder of a run that stopped before its first epoch ended
     cache:object=None # The decode-once cache (`SegCache`), opened by `train` after the checks
-    weights:list|None=None # The loss's class weights (`train` computes median_freq ones)
+    class_weights:list|None=None # The loss's class weights (`train` computes median_freq ones)
     budget:dict|None=None # The plan of a `--budget` run (chapter 04da_budget), whose stages the config holds
     @property
     def codes(self)->list: return self.data.codes
@@ -287,7 +288,7 @@ def plan_run(cfg:dict, # A checked config (see `default_config`, `check_config`)
 # %% ../nbs/04e_recipe.ipynb #0451cfb1
 def _learner(plan, st):
     cfg = plan.cfg
-    learn = seg_learner(stage_dls(plan, st), cfg['arch'], void=plan.void, weights=plan.weights,
+    learn = seg_learner(stage_dls(plan, st), cfg['arch'], void=plan.void, weights=plan.class_weights,
                         ignore_void=cfg['ignore_void'], pretrained=cfg['pretrained'], trust_pickle=cfg['trust_pickle'],
                         loss=cfg['loss'], loss_weights=cfg['loss_weights'], decoder=cfg['decoder'],
                         precision=cfg['precision'], channels_last=cfg['channels_last'], compile=cfg['compile'],
@@ -466,9 +467,9 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
         if p.ck is not None: trim_log(out/'metrics.csv', p.ck['meta'])
     if cfg['weights'] == 'median_freq':
         dls0 = stage_dls(p, p.stages[0], bs=1, num_workers=0, crop=False, aug=None)
-        p = dataclasses.replace(p, weights=class_weights(dls0, 'median_freq', p.void))
+        p = dataclasses.replace(p, class_weights=class_weights(dls0, 'median_freq', p.void))
         tm('class weights')
-    else: p = dataclasses.replace(p, weights=cfg['weights'])
+    else: p = dataclasses.replace(p, class_weights=cfg['weights'])
     try:
         # set up until here: SIGTERM stopped the process at once (04a); the trackers' callbacks join every stage
         with sigterm_interrupts(), track_run(cfg, out) as tcbs:

@@ -1,4 +1,4 @@
-"""What each process of a launch measures, and from those figures to speed-ups, efficiency and overhead, and a model of scaling that says what N processes should give.
+"""What each process of a launch measures; from it, speed-ups, efficiency, overhead, and what N processes should give.
 
 Docs: https://segdist.github.io/segdist_nb/scaling.html.md"""
 
@@ -34,12 +34,12 @@ def plain_batches(dls, n:int)->list:
 
 # %% ../nbs/06a_scaling.ipynb #7a4df806
 def mem_dls(dls, n:int)->DataLoaders:
-    "fastai `DataLoaders` over `n` training batches of `dls` kept on its device as stored (uint8), with its batch transforms: no loading, the same augmentation"
+    "fastai `DataLoaders` of `n` training batches of `dls` kept on its device: no loading, the same augmentation"
     raw, items = dls.train.new(after_batch=None, shuffle=False), []
     for x, y in raw:
         items += [(x[i].as_subclass(torch.Tensor), y[i].as_subclass(torch.Tensor)) for i in range(len(x))]
         if len(items) >= n * dls.bs: break
-    tf = lambda si: Pipeline(dls.train.after_batch.fs, split_idx=si)   # the loaders' own transforms, for training and for validation
+    tf = lambda si: Pipeline(dls.train.after_batch.fs, split_idx=si)   # the loaders' own transforms (train, valid)
     return DataLoaders(DataLoader(items, bs=dls.bs, shuffle=True, drop_last=True, device=dls.device, after_batch=tf(0)),
                        DataLoader(items[:dls.bs], bs=dls.bs, device=dls.device, after_batch=tf(1)), device=dls.device)
 
@@ -57,8 +57,9 @@ def _allreduce_s(nbytes:int, reps:int=5)->float|None:
 
 # %% ../nbs/06a_scaling.ipynb #de6c7ac0
 def synth_items(bs:int, procs:int, epoch_items:int)->int:
-    "Pairs of the benchmark's synthetic set: `epoch_items` training images an epoch, at least 4 batches a process, and a fifth more to validate"
-    return -(-max(epoch_items, 4 * bs * procs) * 5 // 4)   # epochs as long as a data set's, so that their starts weigh what they would
+    "Pairs of the benchmark's synthetic set: `epoch_items` an epoch, 4 batches a process at least, a fifth to validate"
+    # epochs as long as a data set's, so that their starts weigh what they would
+    return -(-max(epoch_items, 4 * bs * procs) * 5 // 4)
 
 # %% ../nbs/06a_scaling.ipynb #f81c1244
 def turn_order(n:int, # Kinds to measure
@@ -68,7 +69,8 @@ def turn_order(n:int, # Kinds to measure
     return [i for t in range(turns) for i in (range(n) if t % 2 == 0 else reversed(range(n)))]
 
 # %% ../nbs/06a_scaling.ipynb #4565dbc3
-bench_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook', 'learner_nohook', 'learner_accum', 'learner_accum_fastai')   # what a worker measures (chapter 06's list)
+bench_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook',   # a worker's
+               'learner_nohook', 'learner_accum', 'learner_accum_fastai')   # measures (chapter 06's list)
 
 def bench_worker(cfg:dict)->dict|None:
     "Measure the learner (from PNGs, from the cache, in memory), plain PyTorch and the input pipeline in this process"
@@ -77,16 +79,19 @@ def bench_worker(cfg:dict)->dict|None:
     say = lambda s: print0(f'  {ws} process(es): {s}', flush=True)
     data = Path(cfg['data'])   # `bench` made the synthetic set, when there is no data set, once for every process count
     dls = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False)
-    dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], check=False, cache=Path(cfg['out'])/'cache')   # as a run has it: no worker processes, the loader's thread
+    # as a run has it: no worker processes, the loader's thread
+    dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], check=False, cache=Path(cfg['out'])/'cache')
     per_epoch = len(dlc.train) // ws   # this rank's batches in an epoch
-    reps = max(cfg['reps'], -(-(per_epoch + 1 - cfg['warmup']) // cfg['steps']))   # as many timed batches as an epoch has
+    reps = max(cfg['reps'], -(-(per_epoch + 1 - cfg['warmup']) // cfg['steps']))   # as many batches as an epoch
     turns = min(3, max(1, reps // 6))   # the kinds measured in turns (`turn_order`), a fit each, 6 repetitions or more
     at = rep_marks(cfg['warmup'], cfg['steps'], -(-reps // turns))
     n = at[-1]
     cache = dlc.train.cache   # of the description's train and valid images (data.yaml, or today's layout)
     arch = cfg['arch']   # a torchvision ResNet or a timm model (chapter 02c)
-    ddp_kw = dict(bucket_cap_mb=cfg['bucket_mb'], static_graph=cfg['static_graph'], gradient_as_bucket_view=cfg['bucket_view'],
-                  comm_hook=cfg.get('comm_hook'), powersgd_rank=cfg.get('powersgd_rank', 1), powersgd_warmup=cfg.get('powersgd_warmup', 2))
+    ddp_kw = dict(bucket_cap_mb=cfg['bucket_mb'], static_graph=cfg['static_graph'],
+                  gradient_as_bucket_view=cfg['bucket_view'],
+                  comm_hook=cfg.get('comm_hook'), powersgd_rank=cfg.get('powersgd_rank', 1),
+                  powersgd_warmup=cfg.get('powersgd_warmup', 2))
     def learner(d):
         set_seed(0)
         return seg_learner(d, arch, precision=cfg['precision'], pretrained=False, decoder=cfg.get('decoder', 'fastai'))
@@ -108,16 +113,20 @@ def bench_worker(cfg:dict)->dict|None:
     timed('learner_cache', 'learner from the cache', lambda: fit_times(learner(dlc)))
     def mem_learner(): l = learner(dls); l.dls = mem_dls(dlc, min(n, 32)); return l
     timed('learner_mem', 'learner fed from memory', lambda: fit_times(mem_learner()))
-    timed('plain', 'plain PyTorch', lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=ddp_kw))
+    timed('plain', 'plain PyTorch',
+          lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=ddp_kw))
     timed('plain_nosync', 'plain PyTorch without all-reduce',
           lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=ddp_kw, sync=False))
     if ddp_kw['comm_hook']:
         nohook = dict(ddp_kw, comm_hook=None)
-        timed('plain_nohook', f'plain PyTorch without {ddp_kw["comm_hook"]}', lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=nohook))
-        timed('learner_nohook', f'learner from the cache without {ddp_kw["comm_hook"]}', lambda: fit_times(learner(dlc), kw=nohook))
+        timed('plain_nohook', f'plain PyTorch without {ddp_kw["comm_hook"]}',
+              lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=nohook))
+        timed('learner_nohook', f'learner from the cache without {ddp_kw["comm_hook"]}',
+              lambda: fit_times(learner(dlc), kw=nohook))
     if cfg.get('accum', 1) > 1:
         a = cfg['accum']
-        timed('learner_accum', f'learner from the cache, NoSyncAccumulation of {a}', lambda: fit_times(learner(dlc), [NoSyncAccumulation(a, cfg['bs'])]))
+        timed('learner_accum', f'learner from the cache, NoSyncAccumulation of {a}',
+              lambda: fit_times(learner(dlc), [NoSyncAccumulation(a, cfg['bs'])]))
         timed('learner_accum_fastai', f"learner from the cache, fastai's GradientAccumulation of {a}",
               lambda: fit_times(learner(dlc), [GradientAccumulation(a * cfg['bs'])]))
     for j in turn_order(len(kinds), turns):
@@ -126,8 +135,8 @@ def bench_worker(cfg:dict)->dict|None:
     for key, what, _ in kinds: say(f'{what}: {np.median(res[key]):.2f} images/s')
     res['comm_bytes'] = comm_bytes(learn.model)
     if ddp_kw['comm_hook'] == 'powersgd': res['comm_bytes_powersgd'] = comm_bytes(learn.model, ddp_kw['powersgd_rank'])
-    res['pipeline'], res['pipeline_cache'] = pipeline_rate(dls.train), pipeline_rate(dlc.train, 32)   # items/s of one process
-    res['epoch_start_s'] = dict(png=epoch_start_s(dls.train), cache=epoch_start_s(dlc.train))   # apart from the steady rates above
+    res['pipeline'], res['pipeline_cache'] = pipeline_rate(dls.train), pipeline_rate(dlc.train, 32)   # items/s
+    res['epoch_start_s'] = dict(png=epoch_start_s(dls.train), cache=epoch_start_s(dlc.train))   # apart from the rates
     res['allreduce_s'] = _allreduce_s(4 * res['n_params'])
     res['n_train'] = len(dls.train_ds)
     if dist.is_initialized():   # leave together: a rank that exits while the group is alive can abort in gloo's threads
@@ -158,12 +167,15 @@ def pool_rounds(runs:dict, # {processes: worker result} so far
                 got:dict, # {processes: worker result} of one more round
                )->tuple: # (pooled results, {kind: speed-up of the most processes in this round})
     "Add one round of launches to `runs`: the repetitions of each kind pooled"
-    pooled = {k: r if k not in runs else {**r, **{o: runs[k][o] + r[o] for o in bench_kinds if o in r}} for k, r in got.items()}
+    pooled = {k: r if k not in runs else {**r, **{o: runs[k][o] + r[o] for o in bench_kinds if o in r}}
+              for k, r in got.items()}
     n = max(got)
-    return pooled, {o: float(np.median(got[n][o]) / np.median(got[1][o])) for o in bench_kinds if o in got[1] and o in got[n]}
+    return pooled, {o: float(np.median(got[n][o]) / np.median(got[1][o]))
+                    for o in bench_kinds if o in got[1] and o in got[n]}
 
 # %% ../nbs/06a_scaling.ipynb #34d96c98
-def rep_stats(v:list)->dict: return dict(median=float(np.median(v)), min=float(np.min(v)), max=float(np.max(v)), reps=len(v))
+def rep_stats(v:list)->dict:
+    return dict(median=float(np.median(v)), min=float(np.min(v)), max=float(np.max(v)), reps=len(v))
 
 # %% ../nbs/06a_scaling.ipynb #0d46be43
 def summarize(runs:dict, # {processes: worker result}
@@ -171,7 +183,7 @@ def summarize(runs:dict, # {processes: worker result}
     "Medians, spreads, speed-ups, efficiency, overhead and the scaling model's prediction"
     rows = []
     one = runs[1]
-    base = first(o for o in ('plain', 'learner_cache', *bench_kinds) if o in one)   # the single-process step time comes from it
+    base = first(o for o in ('plain', 'learner_cache', *bench_kinds) if o in one)   # the single-process step time's
     t1_here = cfg['bs'] / rep_stats(one[base])['median']
     for k, r in sorted(runs.items()):
         row = dict(processes=k)
@@ -179,32 +191,42 @@ def summarize(runs:dict, # {processes: worker result}
             row[key] = rep_stats(r[key])
             row[key + '_speedup'] = row[key]['median'] / rep_stats(one[key])['median']
         has = lambda *ks: all(o in row for o in ks)
-        if has('learner'): row['efficiency'], row['epoch_s'] = row['learner_speedup'] / k, r['n_train'] / row['learner']['median']
+        if has('learner'):
+            row['efficiency'], row['epoch_s'] = row['learner_speedup'] / k, r['n_train'] / row['learner']['median']
         row['pipeline_items_s'], row['pipeline_cache_items_s'] = r['pipeline'], r['pipeline_cache']
-        if 'epoch_start_s' in r: row['epoch_start_s'] = r['epoch_start_s']   # from the start of an epoch to its first batch: PNGs, cache
-        if 'epoch_starts' in r: row['reps'], row['epoch_starts'] = r['reps'], r['epoch_starts']   # the timed repetitions, and the epoch starts they span
+        # from the start of an epoch to its first batch: PNGs, cache
+        if 'epoch_start_s' in r: row['epoch_start_s'] = r['epoch_start_s']
+        # the timed repetitions, and the epoch starts they span
+        if 'epoch_starts' in r: row['reps'], row['epoch_starts'] = r['reps'], r['epoch_starts']
         if has('plain', 'learner_mem'): row['overhead'] = row['plain']['median'] / row['learner_mem']['median'] - 1
-        if has('plain', 'learner_cache'): row['overhead_cache'] = row['plain']['median'] / row['learner_cache']['median'] - 1
+        if has('plain', 'learner_cache'):
+            row['overhead_cache'] = row['plain']['median'] / row['learner_cache']['median'] - 1
         if has('learner_mem'): row['input_bound'] = bool(r['pipeline'] * 0.9 < row['learner_mem']['median'] / k)
         gb = 4 * r['n_params']
         if k > 1 and r.get('allreduce_s'):
             bus = 2 * (k - 1) / k * gb / r['allreduce_s'] / 1e9
             row['measured_bus_gbs'] = bus
-            row['predicted_speedup'] = predict_speedup(t1_here, gb, k, bus, cfg['bucket_mb'], overlap=not one['device'].startswith('cpu'))
+            row['predicted_speedup'] = predict_speedup(t1_here, gb, k, bus, cfg['bucket_mb'],
+                                                       overlap=not one['device'].startswith('cpu'))
         sec = lambda key: cfg['bs'] * k / row[key]['median']   # seconds per step
         if has(*bench_kinds[:5]):
             row['time_s'] = dict(step_1proc=t1_here, sharing=sec('plain_nosync') - t1_here,
                                  allreduce=sec('plain') - sec('plain_nosync'), fastai=sec('learner_mem') - sec('plain'),
-                                 input=sec('learner') - sec('learner_mem'), input_cache=sec('learner_cache') - sec('learner_mem'),
+                                 input=sec('learner') - sec('learner_mem'),
+                                 input_cache=sec('learner_cache') - sec('learner_mem'),
                                  step=sec('learner'), step_cache=sec('learner_cache'))
             if 'plain_nohook' in row: row['time_s']['allreduce_nohook'] = sec('plain_nohook') - sec('plain_nosync')
         rows.append(row)
     t1 = cfg['step_ms'] / 1e3 if cfg.get('step_ms') else t1_here
     gb, rank = one['comm_bytes'], cfg.get('powersgd_rank', 1)
-    whatif = {name: {n: predict_speedup(t1, gb, n, bw, cfg['bucket_mb']) for n in (2, 4, 8)} for name, bw in interconnects.items()}
+    whatif = {name: {n: predict_speedup(t1, gb, n, bw, cfg['bucket_mb']) for n in (2, 4, 8)}
+              for name, bw in interconnects.items()}
     if one.get('comm_bytes_powersgd'):
         for name, bw in interconnects.items():
-            if 'network' in name: whatif[f'{name} + PowerSGD r{rank}'] = {n: predict_speedup(t1, one['comm_bytes_powersgd'], n, bw, cfg['bucket_mb']) for n in (2, 4, 8)}
+            if 'network' in name:
+                whatif[f'{name} + PowerSGD r{rank}'] = {n: predict_speedup(t1, one['comm_bytes_powersgd'], n, bw,
+                                                                            cfg['bucket_mb']) for n in (2, 4, 8)}
     return dict(config=cfg, device=one['device'], precision=one['precision'], n_params=one['n_params'], rows=rows,
-                whatif=whatif, t1=t1, t1_source='given (--step-ms)' if cfg.get('step_ms') else f"measured here ({one['device']})",
+                whatif=whatif, t1=t1,
+                t1_source='given (--step-ms)' if cfg.get('step_ms') else f"measured here ({one['device']})",
                 comm_bytes=gb, comm_bytes_powersgd=one.get('comm_bytes_powersgd'))

@@ -6,8 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/weights.html.md"""
 
 # %% ../nbs/02f_weights.ipynb #56338fb9
 from __future__ import annotations
-import functools, hashlib, importlib, os, pickle, socket, warnings
-from types import SimpleNamespace
+import functools, hashlib, os, socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -18,7 +17,6 @@ import torch.distributed as dist
 from torch import nn
 from fastcore.all import *
 from fastai.torch_core import rank_distrib, num_distrib
-from fastai.learner import Learner, load_learner
 from fastai.data.transforms import Normalize
 import segmentation_models_pytorch as smp
 import huggingface_hub
@@ -28,13 +26,12 @@ from huggingface_hub.errors import (EntryNotFoundError, RemoteEntryNotFoundError
 from .augment import batch_part, ScaleBands
 from .encoders import timm_name, arch_name, adapt_in_chans, check_fit
 from .decoders import check_decoder, smp_encoder, model_name, SegModel
-from .modelfile import model_format, run_model, check_model, SavedModel
+from .modelfile import model_format, run_model, check_model, SavedModel, read_learner
 from .cache import start_group
 
 # %% auto #0
-__all__ = ['pickle_moves', 'pickle_renames', 'moved_pickle', 'Weights', 'no_weights', 'find_weights', 'local_first', 'cache_path',
-           'file_sha256', 'fetch_weights', 'weights_record', 'MovedUnpickler', 'read_learner', 'read_run', 'check_run',
-           'head_keys', 'load_run']
+__all__ = ['Weights', 'no_weights', 'find_weights', 'local_first', 'cache_path', 'file_sha256', 'fetch_weights', 'weights_record',
+           'read_run', 'check_run', 'head_keys', 'load_run']
 
 # %% ../nbs/02f_weights.ipynb #5d6fc8e7
 @dataclass
@@ -276,41 +273,6 @@ def weights_record(w:Weights|None, # Fetched weights (`fetch_weights`), or None
         r['run'] = dict(arch=run.arch, decoder=run.decoder, classes=run.codes, weights=run.weights,
                         **({} if codes is None else dict(head='kept' if list(codes) == run.codes else 'new')))
     return r
-
-# %% ../nbs/02f_weights.ipynb #08b6ca93
-pickle_moves = {   # a module that no longer exists -> the modules its names went to
-    'segdist_nb.data': ('read', 'synthetic', 'augment', 'split', 'check'),
-    'segdist_nb.dataset': ('describe', 'check', 'synthetic'),
-    'segdist_nb.speed': ('compiled',),
-}
-# (module, name) -> where it is now; FileSplitter: the seed's rule, not fastai's `FileSplitter`
-pickle_renames = {('segdist_nb.dls', 'mask_tensor'): ('segdist_nb.augment', 'mask_from_array'),
-                  ('segdist_nb.split', 'FileSplitter'): ('segdist_nb.split', 'SeedSplitter')}
-
-# %% ../nbs/02f_weights.ipynb #0325edc1
-class MovedUnpickler(pickle.Unpickler):
-    "`pickle.Unpickler` that finds this library's classes and functions where they are now (`pickle_moves`, ...)"
-    def find_class(self, module, name):
-        module, name = pickle_renames.get((module, name), (module, name))
-        for m in pickle_moves.get(module, ()):
-            mod = importlib.import_module(f'segdist_nb.{m}')
-            if hasattr(mod, name): return getattr(mod, name)
-        return super().find_class(module, name)
-
-# a `pickle_module` for torch.load
-moved_pickle = SimpleNamespace(__name__='pickle', Unpickler=MovedUnpickler,
-                               load=lambda f, **kw: MovedUnpickler(f, **kw).load())
-
-# %% ../nbs/02f_weights.ipynb #a1a3127e
-def read_learner(fn:Path|str, # A run's model.pkl, named by the user
-                 cpu:bool=True, # Load it onto the CPU
-                 trust_pickle:bool=False, # Open it (`--trust-pickle`): a pickle runs any code it holds; refused otherwise, before it is read
-                )->Learner:
-    "fastai's `load_learner` of a pickle the user says they trust (`check_model`, chapter 02ef), reading what moved (`pickle_moves`)"
-    check_model(fn, trust_pickle, ('zip', 'pickle'), 'a fastai learner')
-    with warnings.catch_warnings():
-        warnings.filterwarnings('ignore', message='load_learner` uses', category=UserWarning)
-        return load_learner(fn, cpu=cpu, pickle_module=moved_pickle)
 
 # %% ../nbs/02f_weights.ipynb #7ae08347
 @functools.lru_cache(maxsize=2)

@@ -14,7 +14,7 @@ from fastai.vision.all import set_seed
 from segdist_nb.dls import seg_dls
 from segdist_nb.model import seg_learner
 from segdist_nb.metrics import iou_table
-from segdist_nb.weights import read_learner
+from segdist_nb.modelfile import read_learner
 
 def final_table(run):
     cfg = json.loads((run/'config.json').read_text())
