@@ -116,6 +116,7 @@ def report(res:dict)->str:
              "ends"
              + (' (' + ', '.join(f"{r['processes']} process(es): {r['reps']}, "
                                  f"spanning {r['epoch_starts']} epoch start(s)"
+                                 + (f" in {r['turns']} turns of every kind" if r.get('turns', 1) > 1 else '')
                                  for r in res['rows'] if 'reps' in r) + ')'
                 if any('reps' in r for r in res['rows']) else f" ({c['reps']})")
              + (f", {len(res['rounds'])} rounds of 1 and N processes launched in turn"

@@ -198,6 +198,7 @@ def summarize(runs:dict, # {processes: worker result}
         if 'epoch_start_s' in r: row['epoch_start_s'] = r['epoch_start_s']
         # the timed repetitions, and the epoch starts they span
         if 'epoch_starts' in r: row['reps'], row['epoch_starts'] = r['reps'], r['epoch_starts']
+        if 'turns' in r: row['turns'] = r['turns']   # the kinds measured in turns (`turn_order`)
         if has('plain', 'learner_mem'): row['overhead'] = row['plain']['median'] / row['learner_mem']['median'] - 1
         if has('plain', 'learner_cache'):
             row['overhead_cache'] = row['plain']['median'] / row['learner_cache']['median'] - 1
