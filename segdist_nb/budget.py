@@ -27,8 +27,8 @@ from .config import seed_stages, check_config, default_config
 
 # %% auto #0
 __all__ = ['budget_forms', 'parse_budget', 'duration_text', 'fingerprint', 'fingerprint_text', 'step_times', 'step_model',
-           'fit_size', 'plan_sizes', 'plan_budget', 'plan_text', 'KeepBudget', 'EmaWeights', 'model_bytes', 'run_plan',
-           'plan_config', 'budget_cbs']
+           'fit_size', 'plan_sizes', 'plan_budget', 'plan_text', 'KeepBudget', 'fit_epochs', 'EmaWeights',
+           'model_bytes', 'run_plan', 'plan_config', 'budget_cbs']
 
 # %% ../nbs/04da_budget.ipynb #abb7d0f0
 budget_forms = "a number and a unit: '90s', '15m', '2h', '1h30m' (s, m, h)"
@@ -251,6 +251,11 @@ class KeepBudget(Callback):
         if self.i is None:   # in a run: the stage whose best weights this fit saves
             sv = first(c for c in self.learn.cbs if isinstance(c, SaveModelCallback))
             self.i = [o['name'] for o in self.plan.stages].index(sv.fname)
+        e = self.plan.stages[self.i]['epochs']
+        if self.n_epoch > e:   # started with room to grow (`fit_epochs`): the schedule spans the planned epochs
+            self.at, self.cut = e, (0., 0, e * len(self.dls.train))
+            print0(f"budget: stage {self.plan.stages[self.i]['name']} runs {e} epochs, up to {self.n_epoch} "
+                   f"if they take less time than planned")
     def _pct(self):   # the one-cycle schedule's share left when the stage was cut, spread over the epochs kept
         p0, i0, n = self.cut
         self.learn.pct_train = p0 + (1 - p0) * (self.train_iter - i0) / n
@@ -275,7 +280,14 @@ class KeepBudget(Callback):
             if e != o['epochs']: print0(f"budget: stage {o['name']} {'cut' if e < o['epochs'] else 'raised'} from "
                                         f"{o['epochs']} to {e} epochs (epochs take {r:.2f}x the planned time)")
             o['epochs'] = e
-        if (n - done) * took + need(want) <= left: return
+        if (n - done) * took + need(want) <= left:
+            more = min(self.n_epoch, done + int((left - need(want)) / took))   # a fit with room to grow: as the time holds
+            if self.at is None or later or more <= n: return
+            print0(f"budget: stage {st['name']} raised from {n} to {more} epochs ({took:.1f} s an epoch, "
+                   f"{left:.0f} s left): its one-cycle schedule spread over them")
+            st['epochs'], self.at = more, more
+            self.cut = (self.pct_train, self.train_iter, (more - done) * len(self.dls.train))
+            return
         keep = max(0, int((left - need(want)) / took))
         how = 'its one-cycle schedule runs to its end in the epochs kept' if keep else 'its learning rate not annealed'
         print0(f"budget: stage {st['name']} ends after epoch {done + keep} of {n} ({took:.1f} s an epoch, "
@@ -283,6 +295,13 @@ class KeepBudget(Callback):
         st['epochs'] = done + keep
         if keep == 0: raise CancelFitException()
         self.at, self.cut = done + keep, (self.pct_train, self.train_iter, keep * len(self.dls.train))
+
+def fit_epochs(epochs:int, # The stage's planned epochs
+               grows:bool, # Whether it may grow: a `--budget` run's last stage, not resumed
+               most:float=1.5, # It may grow to this many times its planned epochs
+              )->int:
+    "The epochs a stage's fit starts with: as planned, or room to grow that `KeepBudget` takes as the time holds"
+    return max(epochs + 1, math.ceil(epochs * most)) if grows else epochs
 
 # %% ../nbs/04da_budget.ipynb #0892174f
 class EmaWeights(Callback):

@@ -36,7 +36,7 @@ from .runfolder import *
 from .track import track_run
 from .config import *
 from .modelfile import SavedModel
-from .budget import plan_config, budget_cbs
+from .budget import plan_config, budget_cbs, fit_epochs
 
 # %% auto #0
 __all__ = ['plan_split', 'run_data', 'one_size', 'check_run_data', 'RunPlan', 'plan_data', 'budget_stages', 'stage_dls',
@@ -346,9 +346,10 @@ def run_stage(plan:RunPlan, # The run's plan
                     powersgd_warmup=cfg['powersgd_warmup'])
     t0 = time.time()
     cbs = [save, log, EpochCheckpoint(out/'ckpt'/'last.pth', i, start, save, plan.meta)] + xtra + L(cbs)
+    grows = plan.budget is not None and i == len(plan.stages) - 1 and not start   # a budget's last stage may grow
     with learn.distrib_ctx(sync_bn=cfg['sync_bn'], kwargs_handlers=[kw]):
-        fit_one_cycle_from(learn, st['epochs'], lr, start_epoch=start, pct_start=st.get('pct_start', 0.25),
-                           wd=st.get('wd'), cbs=cbs)
+        fit_one_cycle_from(learn, fit_epochs(st['epochs'], grows), lr, start_epoch=start,
+                           pct_start=st.get('pct_start', 0.25), wd=st.get('wd'), cbs=cbs)
     print0(f"stage {i} {st['name']} done in {time.time() - t0:.0f} s: best {cfg['monitor']} {save.best:.4f}")
     return learn
 
