@@ -6,7 +6,8 @@ __version__ = "0.0.1"
 # later `torch.jit.script` of the user's own, still shows.
 import warnings as _warnings
 with _warnings.catch_warnings():
-    _warnings.filterwarnings('ignore', message=r'`torch\.jit\.script` is (deprecated|not supported)', category=FutureWarning)
+    _warnings.filterwarnings('ignore', message=r'`torch\.jit\.script` is (deprecated|not supported)',
+                             category=FutureWarning)
     import fastai.layers as _fastai_layers
 
 # Nothing else happens at import: fastai's and fastprogress's settings are left as they are. The commands set what

@@ -1,4 +1,4 @@
-"""The batch transforms: the seed's presets as fastai transforms, and the same work as one function on plain tensors on the device; bands at their depth scaled as they go.
+"""The batch transforms: the seed's presets as fastai transforms, and the same as one function on tensors on the device.
 
 Docs: https://segdist.github.io/segdist_nb/augment.html.md"""
 
@@ -25,12 +25,15 @@ class SegAffine(AffineCoordTfm):
     @classmethod
     def like(cls, t:AffineCoordTfm)->SegAffine:
         "A `SegAffine` with `t`'s matrix and coordinate functions and settings: the same random draws"
-        return cls(aff_fs=t.aff_fs, coord_fs=t.coord_fs, size=t.size, mode=t.mode, pad_mode=t.pad_mode, mode_mask=t.mode_mask, align_corners=t.align_corners)
+        return cls(aff_fs=t.aff_fs, coord_fs=t.coord_fs, size=t.size, mode=t.mode, pad_mode=t.pad_mode,
+                   mode_mask=t.mode_mask, align_corners=t.align_corners)
     def encodes(self, x:TensorImage):
         "fastai's `AffineCoordTfm._encode` and `TensorImage.affine_coord`, resampled by `grid_resample`"
-        coord_func = None if len(self.coord_fs) == 0 or self.split_idx else partial(compose_tfms, tfms=self.coord_fs, reverse=False)
+        coord_func = (None if len(self.coord_fs) == 0 or self.split_idx
+                      else partial(compose_tfms, tfms=self.coord_fs, reverse=False))
         if self.mat is None and coord_func is None and self.size is None: return x
-        size = tuple(x.shape[-2:]) if self.size is None else (self.size, self.size) if isinstance(self.size, int) else tuple(self.size)
+        size = (tuple(x.shape[-2:]) if self.size is None else (self.size, self.size) if isinstance(self.size, int)
+                else tuple(self.size))
         mat = self.mat if self.mat is not None else _init_mat(x)[:, :2]
         coords = affine_grid(mat, x.shape[:2] + size, align_corners=self.align_corners)
         if coord_func is not None: coords = coord_func(coords)
@@ -46,8 +49,10 @@ def grid_resample(x, coords, mode, padding_mode, align_corners):
 
 # %% ../nbs/00b_augment.ipynb #81f90d4a
 aug_presets = dict(   # `aug_transforms` arguments of each preset (`aug:`, --aug)
-    seed=dict(do_flip=True, flip_vert=True, max_rotate=0, min_zoom=1, max_zoom=1, max_lighting=0.2, max_warp=0, p_affine=0.75, p_lighting=0.5),
-    scene=dict(do_flip=True, flip_vert=False, max_rotate=0, min_zoom=1, max_zoom=1.5, max_lighting=0.2, max_warp=0, p_affine=0.75, p_lighting=0.75),
+    seed=dict(do_flip=True, flip_vert=True, max_rotate=0, min_zoom=1, max_zoom=1, max_lighting=0.2, max_warp=0,
+              p_affine=0.75, p_lighting=0.5),
+    scene=dict(do_flip=True, flip_vert=False, max_rotate=0, min_zoom=1, max_zoom=1.5, max_lighting=0.2, max_warp=0,
+               p_affine=0.75, p_lighting=0.75),
     none=None,
 )
 
@@ -55,12 +60,14 @@ def seg_tfms(sz:int|tuple, # Training size (the seed's `size`)
              aug:str='seed', # A preset of `aug_presets`: 'seed' (tiles: any orientation), 'scene' (a fixed up), 'none'
              stats:tuple|None=None, # (mean, std) per band of `Normalize`; default ImageNet's
             )->list:
-    "The batch transforms: the preset's `aug_transforms` (resizing to `sz`; its affine part a `SegAffine`), then `Normalize` (ImageNet's, or the bands' own statistics)"
-    if aug not in aug_presets: raise ValueError(f"aug={aug!r}: choose one of {', '.join(aug_presets)} (--aug, aug: in a config or data.yaml)")
+    "The batch transforms: the preset's `aug_transforms` (to `sz`; affine part a `SegAffine`), then `Normalize`"
+    if aug not in aug_presets: raise ValueError(f"aug={aug!r}: choose one of {', '.join(aug_presets)} (--aug, aug: in "
+                                                "a config or data.yaml)")
     kw = dict(size=sz, mode='bilinear', pad_mode='reflection', align_corners=True)
     p = aug_presets[aug]
     tfms = aug_transforms(mult=1.0, **p, **kw) if p else [AffineCoordTfm(**kw)]
-    return [*(SegAffine.like(t) if isinstance(t, AffineCoordTfm) else t for t in tfms), Normalize.from_stats(*ifnone(stats, imagenet_stats))]
+    return [*(SegAffine.like(t) if isinstance(t, AffineCoordTfm) else t for t in tfms),
+            Normalize.from_stats(*ifnone(stats, imagenet_stats))]
 
 # %% ../nbs/00b_augment.ipynb #8aea821a
 def _mask_draw(v:torch.Tensor, p:float, neutral:float=0.)->torch.Tensor:
@@ -75,20 +82,23 @@ def _dihedral_table(device)->torch.Tensor:
     xs, ys = tensor([1, -1, 1, -1, -1, 1, 1, -1]), tensor([1, 1, -1, 1, -1, -1, 1, -1])
     m0, m1 = tensor([1, 1, 1, 0, 1, 0, 0, 0]), tensor([0, 0, 0, 1, 0, 1, 1, 1])
     z, o = torch.zeros(8, dtype=torch.long), torch.ones(8, dtype=torch.long)
-    return torch.stack([torch.stack([xs * m0, xs * m1, z], 1), torch.stack([ys * m1, ys * m0, z], 1), torch.stack([z, z, o], 1)], 1).float().to(device)
+    return torch.stack([torch.stack([xs * m0, xs * m1, z], 1), torch.stack([ys * m1, ys * m0, z], 1),
+                        torch.stack([z, z, o], 1)], 1).float().to(device)
 
 class SegBatch(DisplayedTransform):
-    "The seed's batch transforms as one function on plain tensors: to float (bands scaled), the preset's augmentation as fastai draws it, `Normalize`"
+    "The seed's batch transforms as one function on plain tensors: to float, the preset's augmentation, `Normalize`"
     order = 10   # where fastai's `IntToFloatTensor` is
     def __init__(self, size:int|tuple, # Training size (the seed's `size`)
                  aug:str='seed', # A preset of `aug_presets`: 'seed', 'scene', 'none'
                  norm:Normalize|None=None, # Per-band statistics; default ImageNet's
-                 scale:ScaleBands|None=None, # Bands at their depth: scaled to 0..1 by it; None: 8-bit pictures, divided by 255
+                 scale:ScaleBands|None=None, # Bands at their depth: scaled to 0..1 by it; None: 8-bit pictures, / 255
                  channels_last:bool=False, # Images out in channels-last memory format
                 ):
-        if aug not in aug_presets: raise ValueError(f"aug={aug!r}: choose one of {', '.join(aug_presets)} (--aug, aug: in a config or data.yaml)")
+        if aug not in aug_presets: raise ValueError(f"aug={aug!r}: choose one of {', '.join(aug_presets)} (--aug, aug: "
+                                                    "in a config or data.yaml)")
         p = aug_presets[aug] or {}
-        if p.get('max_warp'): raise ValueError(f'aug preset {aug!r} asks for a warp, which SegBatch does not do: use seg_tfms({aug!r}) as batch_tfms')
+        if p.get('max_warp'): raise ValueError(f'aug preset {aug!r} asks for a warp, which SegBatch does not do: use '
+                                               f'seg_tfms({aug!r}) as batch_tfms')
         self.size, self.aug, self.p, self.scale, self.channels_last = size, aug, p, scale, channels_last
         self.norm, self._dev = ifnone(norm, Normalize.from_stats(*imagenet_stats, cuda=False)), {}
         super().__init__()
@@ -101,24 +111,29 @@ class SegBatch(DisplayedTransform):
         c = self._dev.get(dev)
         if c is None or len(c['src']) != len(src) or any(a is not b for a, b in zip(c['src'], src)):
             f = lambda o: torch.as_tensor(o, dtype=torch.float32).to(dev).view(1, -1, 1, 1)
-            c = self._dev[dev] = dict(src=src, mean=f(self.norm.mean), std=f(self.norm.std), dihedral=_dihedral_table(dev),
+            c = self._dev[dev] = dict(src=src, mean=f(self.norm.mean), std=f(self.norm.std),
+                                      dihedral=_dihedral_table(dev),
                                       **(dict(lo=f(self.scale.lo), hi=f(self.scale.hi)) if self.scale else {}))
         return c
     def draw(self, n:int, # Items in the batch
              device, # Where the draws are made (the batch's device)
             )->dict:
-        "Each item's random parameters, drawn on `device` as fastai's transforms of the preset draw them: the same order, the same distributions"
+        "Each item's random parameters, drawn on `device` in the order and distributions of the preset's transforms"
         p, d, f = self.p, {}, dict(device=device, dtype=torch.float32)
         if not p: return d
-        if p['do_flip'] and p['flip_vert']: d['dihedral'] = _mask_draw(torch.randint(0, 8, (n,), device=device), 0.5)   # `Dihedral(p=0.5)`
+        # `Dihedral(p=0.5)`
+        if p['do_flip'] and p['flip_vert']: d['dihedral'] = _mask_draw(torch.randint(0, 8, (n,), device=device), 0.5)
         elif p['do_flip']: d['flip'] = _mask_draw(torch.ones(n, **f), 0.5)   # `Flip(p=0.5)`
-        if p['max_rotate']: d['rotate'] = _mask_draw(torch.empty(n, **f).uniform_(-p['max_rotate'], p['max_rotate']), p['p_affine']) * math.pi / 180
+        if p['max_rotate']: d['rotate'] = _mask_draw(torch.empty(n, **f).uniform_(-p['max_rotate'], p['max_rotate']),
+                                                     p['p_affine']) * math.pi / 180
         if p['min_zoom'] < 1 or p['max_zoom'] > 1:
             d['zoom'] = 1 / _mask_draw(torch.empty(n, **f).uniform_(p['min_zoom'], p['max_zoom']), p['p_affine'], 1.)
             d['zoom_x'], d['zoom_y'] = torch.empty(n, **f).uniform_(0, 1), torch.empty(n, **f).uniform_(0, 1)
         if l := p['max_lighting']:
-            d['brightness'] = _mask_draw(torch.empty(n, **f).uniform_(0.5 * (1 - l), 0.5 * (1 + l)), p['p_lighting'], 0.5)
-            d['contrast'] = _mask_draw(torch.empty(n, **f).uniform_(math.log(1 - l), -math.log(1 - l)).exp(), p['p_lighting'], 1.)
+            d['brightness'] = _mask_draw(torch.empty(n, **f).uniform_(0.5 * (1 - l), 0.5 * (1 + l)), p['p_lighting'],
+                                         0.5)
+            d['contrast'] = _mask_draw(torch.empty(n, **f).uniform_(math.log(1 - l), -math.log(1 - l)).exp(),
+                                       p['p_lighting'], 1.)
         return d
     def matrix(self, d:dict, # Draws (`draw`); empty in validation
                n:int, hw:tuple, # Items and (height, width) of the batch
@@ -150,14 +165,16 @@ class SegBatch(DisplayedTransform):
         size = size_hw(self.size) if self.size is not None else tuple(x.shape[-2:])
         coords = F.affine_grid(self.matrix(d, n, x.shape[-2:], dev), (n, 1, *size), align_corners=True)
         x = grid_resample(x, coords, 'bilinear', 'reflection', True)
-        ys = [grid_resample(y[:, None].float(), coords, 'nearest', 'reflection', True)[:, 0].long() if y.ndim == 3 else y for y in ys]
+        ys = [grid_resample(y[:, None].float(), coords, 'nearest', 'reflection', True)[:, 0].long() if y.ndim == 3
+              else y for y in ys]
         if 'brightness' in d:   # fastai's lighting: brightness, then contrast, in logit space
-            x = torch.sigmoid((logit(x) + logit(d['brightness'][:, None, None, None])) * d['contrast'][:, None, None, None])
+            x = torch.sigmoid((logit(x) + logit(d['brightness'][:, None, None, None]))
+                              * d['contrast'][:, None, None, None])
         x = (x - c['mean']) / c['std']
         if self.channels_last: x = x.contiguous(memory_format=torch.channels_last)
         return (x, *ys)
     def decode(self, b, **kwargs):
-        "Images back to 0..1 (8-bit pictures to 0..255, as fastai's `IntToFloatTensor` decodes) and fastai's types, for `show_batch`"
+        "Images to 0..1 (8-bit pictures 0..255, as `IntToFloatTensor` decodes) in fastai's types, for `show_batch`"
         x, *ys = b if isinstance(b, tuple) else (b,)
         x = x.as_subclass(torch.Tensor)
         x = x * self.norm.std.to(x.device).view(1, -1, 1, 1) + self.norm.mean.to(x.device).view(1, -1, 1, 1)
@@ -183,7 +200,7 @@ def mask_from_array(a)->TensorMask: return TensorMask(torch.from_numpy(np.asarra
 
 # %% ../nbs/00b_augment.ipynb #e4b68d72
 class ResizeBands(Transform):
-    "Items squished to `size` (`resize_bands`): fastai's `Resize(method='squish')` for bands at their depth and their masks"
+    "Items squished to `size` (`resize_bands`): `Resize(method='squish')` for bands at their depth and their masks"
     order = 1
     def __init__(self, size:int|tuple): self.size = size_hw(size)
     def encodes(self, x:TensorImage): return TensorImage(resize_bands(x, self.size))
@@ -191,24 +208,27 @@ class ResizeBands(Transform):
 
 # %% ../nbs/00b_augment.ipynb #f0fb97c6
 class CropBands(RandTransform):
-    "A random window of `size` in training, the centre one in validation: fastai's `RandomCrop` for bands at their depth and their masks"
+    "A random window of `size` in training, the centre one in validation: `RandomCrop` for bands at their depth, masks"
     split_idx, order = None, 2
     def __init__(self, size:int|tuple): super().__init__(); self.size = size_hw(size)
     def before_call(self, b, split_idx):
         (H, W), (h, w) = b[0].shape[-2:], self.size
-        if h > H or w > W: raise ValueError(f'crop {w}x{h} is larger than the image ({W}x{H}): crop smaller (sz) or store larger (item_sz)')
+        if h > H or w > W: raise ValueError(f'crop {w}x{h} is larger than the image ({W}x{H}): crop smaller (sz) or '
+                                            'store larger (item_sz)')
         self.tl = ((H - h) // 2, (W - w) // 2) if split_idx else (random.randint(0, H - h), random.randint(0, W - w))
-    def encodes(self, x:TensorImage|TensorMask): return x[..., self.tl[0]:self.tl[0] + self.size[0], self.tl[1]:self.tl[1] + self.size[1]]
+    def encodes(self, x:TensorImage|TensorMask):
+        return x[..., self.tl[0]:self.tl[0] + self.size[0], self.tl[1]:self.tl[1] + self.size[1]]
 
 # %% ../nbs/00b_augment.ipynb #e449b2bf
 class ScaleBands(DisplayedTransform):
-    "Each band scaled to 0..1 by its lowest and highest value over the training split (`band_stats`), clipped: `IntToFloatTensor`'s division by 255 for bands"
+    "Each band scaled to 0..1 by its lowest and highest value over the training split (`band_stats`), clipped"
     order = 11   # after `IntToFloatTensor(div=1)`, which makes the batch float
     def __init__(self, lo:list, # Lowest value of each band over the training split
                  hi:list, # Highest value of each band
                  bands:list|None=None, # The bands kept, numbered from 1 (`bands:`), for prediction to read the same
                 ): store_attr()
-    def _lh(self, x): return [torch.tensor(o, dtype=torch.float32, device=x.device).view(1, -1, 1, 1) for o in (self.lo, self.hi)]
+    def _lh(self, x): return [torch.tensor(o, dtype=torch.float32, device=x.device).view(1, -1, 1, 1)
+                              for o in (self.lo, self.hi)]
     def encodes(self, x:TensorImage):
         lo, hi = self._lh(x)
         return ((x - lo) / (hi - lo)).clamp(0, 1)

@@ -19,7 +19,8 @@ from .options import *
 from .read import *
 from .describe import *
 from .check import *
-from fastai.torch_core import rank_distrib   # rank 0 alone reports (fastai's rank: this chapter comes before the distributed one)
+# rank 0 alone reports (fastai's rank: this chapter comes before the distributed one)
+from fastai.torch_core import rank_distrib
 
 # %% auto #0
 __all__ = ['cache_version', 'timeout_option', 'item_sz_option', 'cache_options', 'CacheError', 'cache_manifest', 'cache_key',
@@ -46,19 +47,23 @@ def cache_manifest(path:Path|str, # Data set root: file names are stored relativ
                    reader:MaskReader|None=None, # How masks are read (palette, ignore); None = fastai's `PILMask`
                    imagery:Imagery|None=None, # What the images are (`DataSpec.imagery`); None: 8-bit pictures
                   )->dict:
-    "What a cache of `fns` is made from: each image and mask with its size in bytes and modification time, and the storage size"
+    "What a cache of `fns` is made from: each image and mask with its size in bytes and mtime, and the storage size"
     path, items = Path(path), []
     for f in fns:
         m = Path(label_fn(f))
         try: fs, ms = os.stat(f), os.stat(m)
         except FileNotFoundError as e:
-            raise CacheError([f'{e.filename} does not exist: run segdist-check-data {path} to find every missing file']) from None
+            raise CacheError([f'{e.filename} does not exist: run segdist-check-data {path} '
+                              'to find every missing file']) from None
         items.append([_rel(f, path), fs.st_size, fs.st_mtime_ns, _rel(m, path), ms.st_size, ms.st_mtime_ns])
     items.sort()
     man = dict(version=cache_version, size=None if size is None else list(size_hw(size)), items=items)
-    if reader is not None and not reader.plain: man['masks'] = repr(reader)   # another palette or ignore list: another cache
-    if imagery is not None and not imagery.plain: man['imagery'] = repr(imagery)   # bands at their depth (and which bands): another cache
-    if imagery is not None and imagery.nodata is not None: man['nodata'] = imagery.nodata   # masks ignored where the images have it: another cache
+    # another palette or ignore list: another cache
+    if reader is not None and not reader.plain: man['masks'] = repr(reader)
+    # bands at their depth (and which bands): another cache
+    if imagery is not None and not imagery.plain: man['imagery'] = repr(imagery)
+    # masks ignored where the images have it: another cache
+    if imagery is not None and imagery.nodata is not None: man['nodata'] = imagery.nodata
     return man
 
 # %% ../nbs/01b_cache.ipynb #54ef9330
@@ -81,13 +86,14 @@ def cache_changes(old:dict, # Manifest the cache was built from
         (s0, t0), (s1, t1) = a[f], b[f]
         if s0 != s1: out.append(f'{f} changed ({s0:,} -> {s1:,} bytes)')
         elif t0 != t1: out.append(f'{f} changed (modified {_when(t0)} -> {_when(t1)})')
-    if old.get('size') != new.get('size'): out.append(f"the storage size changed ({old.get('size')} -> {new.get('size')})")
+    if old.get('size') != new.get('size'):
+        out.append(f"the storage size changed ({old.get('size')} -> {new.get('size')})")
     return out[:n] + ([f'and {len(out) - n} more'] if len(out) > n else [])
 
 # %% ../nbs/01b_cache.ipynb #c87f804e
 def default_cache_dir(path:Path|str, # Data set root
                      )->Path:
-    "Where a data set's caches go by default: `.segdist_cache/` in its root, or, where that cannot be written, a folder of its own in the user's cache folder"
+    "Where a data set's caches go by default: `.segdist_cache/` in its root, else a folder in the user's cache folder"
     path = Path(path); d = path/'.segdist_cache'
     if os.access(d if d.exists() else path, os.W_OK): return d
     home = Path(os.environ.get('XDG_CACHE_HOME') or Path.home()/'.cache')/'segdist_nb'
@@ -106,7 +112,8 @@ def _fill(args)->list:
                 m = np.asarray(PILMask.create(root/msk_fn)) if reader is None else reader(root/msk_fn)
                 if im is not None: m = nodata_ignored(m, root/img_fn, im.nodata)   # no class where the image is nodata
                 if im is None or im.plain: img, msk = PILImage.create(root/img_fn), PILMask.create(m)
-                else: img, msk = torch.from_numpy(read_image(root/img_fn, im.bands).transpose(2, 0, 1).copy()), torch.from_numpy(m)
+                else: img, msk = (torch.from_numpy(read_image(root/img_fn, im.bands).transpose(2, 0, 1).copy()),
+                                  torch.from_numpy(m))
             except Exception as e:   # the files were not checked (--no-check), or changed since
                 probs.append(f'{root/img_fn} or its mask {root/msk_fn} cannot be read ({type(e).__name__}: {e}): '
                              f'run segdist-check-data to find every such file, then fix or remove it'); continue
@@ -118,8 +125,9 @@ def _fill(args)->list:
                 arrs = image2tensor(img).numpy(), np.asarray(msk)
             for fd, (_, off, shape), a in zip(fds, files, arrs):
                 if a.shape != shape[1:]:
-                    probs.append(f"{root/(img_fn if a.ndim == 3 else msk_fn)} is {a.shape[-1]}x{a.shape[-2]}, not {shape[-1]}x{shape[-2]} "
-                                 f"like the first image: check the data set (segdist-check-data), or store at one size (item_sz)")
+                    probs.append(f"{root/(img_fn if a.ndim == 3 else msk_fn)} is {a.shape[-1]}x{a.shape[-2]}, not "
+                                 f"{shape[-1]}x{shape[-2]} like the first image: check the data set "
+                                 "(segdist-check-data), or store at one size (item_sz)")
                     break
                 os.pwrite(fd, np.ascontiguousarray(a).tobytes(), off + i * a.nbytes)
         for fd in fds: os.fsync(fd)
@@ -157,13 +165,16 @@ def _layout(path:Path, man:dict, size, imagery)->tuple:
 
 def _start(dest:Path, final:Path, n:int, c:int, h:int, w:int, dt)->tuple:
     "A folder for `final`'s build, its two arrays at full size, unreserved: (tmp, files, folders made, need, free)"
-    made = [d for d in [dest, *dest.parents] if not d.exists()]   # the folders this build creates: removed again if it fails
+    # the folders this build creates: removed again if it fails
+    made = [d for d in [dest, *dest.parents] if not d.exists()]
     try: dest.mkdir(parents=True, exist_ok=True)
-    except OSError as e: raise CacheError([f'cannot create the cache folder {dest} ({e.strerror}): pass another folder '
-                                           f'(seg_dls(cache=DIR), train.py --cache DIR, segdist-cache --cache-dir DIR)']) from None
+    except OSError as e:
+        raise CacheError([f'cannot create the cache folder {dest} ({e.strerror}): pass another folder '
+                          '(seg_dls(cache=DIR), train.py --cache DIR, segdist-cache --cache-dir DIR)']) from None
     need, free = n * h * w * (c * dt.itemsize + 1), shutil.disk_usage(dest).free
-    if need > free: raise CacheError([f'the cache of {n} pairs at {w}x{h} needs {_gb(need)}, and {dest} has {_gb(free)} '
-                                      f'free: free space, choose another folder, or store at a smaller size (item_sz)'])
+    if need > free: raise CacheError([f'the cache of {n} pairs at {w}x{h} needs {_gb(need)}, and {dest} has '
+                                      f'{_gb(free)} free: free space, choose another folder, or store at a smaller '
+                                      'size (item_sz)'])
     _clean_tmp(dest)
     tmp = dest/f'{final.name}.tmp-{socket.gethostname()}-{os.getpid()}'
     shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir()
@@ -229,7 +240,8 @@ def build_cache(path:Path|str, # Data set root
                 imagery:Imagery|None=None, # What the images are (`DataSpec.imagery`); None: 8-bit pictures
                )->Path: # The cache's folder
     "Decode every image/mask pair of `fns` once into `dest/<key>/`, under a temporary name renamed when complete"
-    path = Path(path); label_fn = ifnone(label_fn, MaskPath(path)); dest = Path(dest) if dest is not None else default_cache_dir(path)
+    path = Path(path); label_fn = ifnone(label_fn, MaskPath(path))
+    dest = Path(dest) if dest is not None else default_cache_dir(path)
     man = cache_manifest(path, fns, label_fn, size, reader, imagery)
     final = dest/cache_key(man)
     if (final/'manifest.json').exists(): return final
@@ -253,18 +265,20 @@ def build_cache(path:Path|str, # Data set root
 def _gather(a:np.ndarray, # Mapped array, one item per row
             rows:np.ndarray, # Rows to take
            )->Tensor:
-    "Rows `rows` of `a` as one tensor; in a loader worker, straight into shared memory (as torch's `default_collate` does)"
+    "Rows `rows` of `a` as one tensor; in a loader worker, straight into shared memory (as `default_collate` does)"
     shape = (len(rows), *a.shape[1:])
     if torch.utils.data.get_worker_info() is None: return torch.from_numpy(a[rows])
     # a worker sends its batch to the training process through shared memory: a tensor made there is not copied again
-    t = torch.empty(0, dtype=torch.uint8).set_(torch.UntypedStorage._new_shared(int(np.prod(shape)) * a.itemsize)).view(torch.from_numpy(np.empty(0, a.dtype)).dtype).view(shape)   # the dtype from a writable empty array: no warning
+    # the dtype from a writable empty array: no warning
+    t = (torch.empty(0, dtype=torch.uint8).set_(torch.UntypedStorage._new_shared(int(np.prod(shape)) * a.itemsize))
+         .view(torch.from_numpy(np.empty(0, a.dtype)).dtype).view(shape))
     tn = t.numpy()
     for i, r in enumerate(rows): tn[i] = a[r]
     return t
 
 # %% ../nbs/01b_cache.ipynb #5d51bcec
 class SegCache:
-    "A built cache, mapped read-only: `imgs` (N, C, H, W) in the images' dtype (uint8 RGB for pictures) and `msks` (N, H, W) uint8, one row per image file"
+    "A built cache, mapped read-only: `imgs` (N, C, H, W) in the images' dtype and `msks` (N, H, W) uint8"
     def __init__(self, folder:Path|str, # A folder made by `build_cache`
                  root:Path|str, # The data set root its file names are relative to
                 ):
@@ -281,13 +295,16 @@ class SegCache:
         if self._msks is None: self._msks = np.load(self.folder/'masks.npy', mmap_mode='r')
         return self._msks
     def __len__(self): return len(self._row)
-    def __repr__(self): return f'SegCache({str(self.folder)!r}: {len(self)} pairs at {self.man["shape"][2]}x{self.man["shape"][1]})'
-    def __getstate__(self): return dict(self.__dict__, _imgs=None, _msks=None)   # the arrays are mapped again, not copied
+    def __repr__(self):
+        return f'SegCache({str(self.folder)!r}: {len(self)} pairs at {self.man["shape"][2]}x{self.man["shape"][1]})'
+    # the arrays are mapped again, not copied
+    def __getstate__(self): return dict(self.__dict__, _imgs=None, _msks=None)
     def rows(self, fns:list)->np.ndarray:
         "The row of each image file in `fns`"
         try: return np.array([self._row[_rel(o, self.root)] for o in fns], dtype=np.int64)
-        except KeyError as e: raise CacheError([f'{self.root/e.args[0]} is not in the cache {self.folder}: open the cache '
-                                                f'with seg_cache, which rebuilds it when the files change']) from None
+        except KeyError as e:
+            raise CacheError([f'{self.root/e.args[0]} is not in the cache {self.folder}: open the cache with '
+                              'seg_cache, which rebuilds it when the files change']) from None
     def batch(self, rows:np.ndarray)->tuple:
         "Images and masks of `rows`, as fastai's `TensorImage` and `TensorMask`"
         return TensorImage(_gather(self.imgs, rows)), TensorMask(_gather(self.msks, rows))
@@ -351,11 +368,13 @@ def _lookup(path:Path, man:dict, dest:Path, rebuild:bool, verbose:bool, checked=
             os.replace(final/'manifest.json.tmp', final/'manifest.json')
         return final, []
     root = str(path.absolute())
-    old = [(d, m) for d, m in _caches(dest) if m.get('root') == root and m.get('size') == man['size']] if dest.is_dir() else []
+    old = ([(d, m) for d, m in _caches(dest) if m.get('root') == root and m.get('size') == man['size']]
+           if dest.is_dir() else [])
     if old:
         ch = cache_changes(old[0][1], man)
         if not rebuild: raise CacheError([f'the cache {old[0][0]} was made from other files: ' + '; '.join(ch) +
-                                          f'. Rebuild it (segdist-cache {path}, or seg_cache(..., rebuild=True))'], str(path))
+                                          f'. Rebuild it (segdist-cache {path}, or seg_cache(..., rebuild=True))'],
+                                         str(path))
         if verbose and rank_distrib() == 0: print(f'cache: {old[0][0]} is stale (' + '; '.join(ch) + '): rebuilding')
     return None, [d for d, _ in old]
 
@@ -437,21 +456,24 @@ def seg_cache(path:Path|str, # Data set root
               reader:MaskReader|None=None, # How masks are read (a `DataSpec`'s `reader`); None = fastai's `PILMask`
               imagery:Imagery|None=None, # What the images are (a `DataSpec`'s `imagery`); None: 8-bit pictures
              )->SegCache:
-    "The cache of the image/mask pairs under `path`: opened when it matches the files, else built (by every rank under DDP)"
+    "The cache of the image/mask pairs under `path`: opened when it matches the files, else built (by every DDP rank)"
     path = Path(path)
     fns, label_fn = ifnone(fns, image_files(path/'images')), ifnone(label_fn, MaskPath(path))
     dest = Path(cache_dir) if cache_dir is not None else default_cache_dir(path)
-    return SegCache(_prepare(path, fns, label_fn, dest, size, rebuild, n_workers, verbose, checked, reader, imagery), path)
+    return SegCache(_prepare(path, fns, label_fn, dest, size, rebuild, n_workers, verbose, checked, reader, imagery),
+                    path)
 
 # %% ../nbs/01b_cache.ipynb #6ffc8854
 def cache_checked(path:Path|str, # Data set root
                   codes:list, # The class codes the check would use
-                  fns:list|None=None, label_fn:Callable|None=None, cache_dir:Path|str|None=None, size=None, reader=None, imagery=None, # As for `seg_cache`
+                  fns:list|None=None, label_fn:Callable|None=None, cache_dir:Path|str|None=None, # As for `seg_cache`
+                  size=None, reader=None, imagery=None, # As for `seg_cache`
                  )->bool:
     "Whether the cache of the current files exists and records that they passed `check_data` with `codes`"
     path = Path(path)
     fns, label_fn = ifnone(fns, image_files(path/'images')), ifnone(label_fn, MaskPath(path))
-    try: fn = (Path(cache_dir) if cache_dir is not None else default_cache_dir(path))/cache_key(cache_manifest(path, fns, label_fn, size, reader, imagery))/'manifest.json'
+    try: fn = ((Path(cache_dir) if cache_dir is not None else default_cache_dir(path))
+               /cache_key(cache_manifest(path, fns, label_fn, size, reader, imagery))/'manifest.json')
     except CacheError: return False
     return fn.exists() and json.loads(fn.read_text()).get('checked') == list(codes)
 
@@ -483,7 +505,7 @@ def cache_parser()->argparse.ArgumentParser:
 # %% ../nbs/01b_cache.ipynb #05cea443
 def segdist_cache(argv:list|None=None, # Command-line arguments (default: the process's)
                  ):
-    "Console entry point `segdist-cache`: check a data set and decode it once into the cache that train.py --cache reads"
+    "Console entry point `segdist-cache`: check a data set, decode it once into the cache that train.py --cache reads"
     a = cache_parser().parse_args(argv)
     data, cache_dir, item_sz, labels, images = a.data, a.cache_dir, a.item_sz, a.labels, a.images
     n_workers = a.n_workers

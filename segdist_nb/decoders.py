@@ -22,26 +22,29 @@ __all__ = ['decoders', 'check_decoder', 'smp_encoder', 'model_name', 'SegModel',
            'load_smp_encoder', 'size_rule', 'check_sizes']
 
 # %% ../nbs/02e_decoders.ipynb #9ec1e3b7
-decoders = ('fastai', *smp.MODEL_ARCHITECTURES_MAPPING)   # the seed's DynamicUnet, then SMP's architectures by their lower-case names
+# the seed's DynamicUnet, then SMP's architectures by their lower-case names
+decoders = ('fastai', *smp.MODEL_ARCHITECTURES_MAPPING)
 
 def check_decoder(decoder:str, # 'fastai' or an architecture of SMP, e.g. 'unet', 'fpn', 'deeplabv3plus'
                  )->str:
     "`decoder` as `decoders` spells it (case does not matter); a clear error for an unknown name"
     d = str(decoder).lower().replace('-', '').replace('_', '')
-    if d not in decoders: raise ValueError(f"decoder {decoder!r}: choose one of {', '.join(decoders)} (--decoder, decoder=)")
+    if d not in decoders: raise ValueError(f"decoder {decoder!r}: choose one of {', '.join(decoders)} (--decoder, "
+                                           "decoder=)")
     return d
 
 # %% ../nbs/02e_decoders.ipynb #19871702
 def smp_encoder(arch:str|Callable, # A torchvision ResNet (name or function), a timm model's name, or 'timm:NAME'
                 decoder:str='unet', # The architecture it is for: DPT takes timm's encoders only
                )->str:
-    "The name SMP gives the encoder `arch`: its own for torchvision's ResNets (the same classes and keys), 'tu-NAME' for timm's models"
+    "The name SMP gives the encoder `arch`: its own for torchvision's ResNets (same classes, keys), else 'tu-NAME'"
     tn = timm_name(arch)
     if tn is not None: return f'tu-{tn}'
     name = arch_name(arch)
     if name in smp.encoders.encoders and decoder != 'dpt': return name
     if timm.is_model(name): return f'tu-{name}'
-    raise ValueError(f'arch {name!r} has no encoder in segmentation_models.pytorch: choose a ResNet or a timm model (--arch), '
+    raise ValueError(f'arch {name!r} has no encoder in segmentation_models.pytorch: choose a ResNet or a timm model '
+                     '(--arch), '
                      f'or the seed\'s decoder (--decoder fastai)')
 
 # %% ../nbs/02e_decoders.ipynb #af1d415c
@@ -50,7 +53,8 @@ def model_name(decoder:str, # An architecture of `decoders`
               )->str:
     "How reports name the model: SMP's class, or fastai's `DynamicUnet`, on the encoder"
     d = check_decoder(decoder)
-    return f"{'DynamicUnet (fastai)' if d == 'fastai' else smp.MODEL_ARCHITECTURES_MAPPING[d].__name__} on {arch_name(arch)}"
+    return (f"{'DynamicUnet (fastai)' if d == 'fastai' else smp.MODEL_ARCHITECTURES_MAPPING[d].__name__} "
+            f"on {arch_name(arch)}")
 
 # %% ../nbs/02e_decoders.ipynb #fcbfabb0
 class SegModel(PlainModule):
@@ -71,7 +75,7 @@ def early_params(encoder:nn.Module, # An SMP encoder
                  n_in:int=3, # Its input channels
                  sz:int=64, # Side of the image it runs on
                 )->list:
-    "Names of `encoder`'s parameters computed at stride 8 or less, outside any module that takes stride 8 to more (empty when it cannot run at `sz`)"
+    "Names of `encoder`'s parameters computed at stride 8 or less, outside any module that takes stride 8 to more"
     st, inf = {}, float('inf')
     def stride(t): return sz / t.shape[-1] if isinstance(t, torch.Tensor) and t.ndim == 4 else inf
     def hook(m, i, o):   # the largest strides a module took in and gave out
@@ -84,18 +88,20 @@ def early_params(encoder:nn.Module, # An SMP encoder
     finally:
         for h in hs: h.remove()
         encoder.train(was)
-    late = {m for m, (i, o) in st.items() if i >= 8 and o > 8}   # a stage past stride 8 (its first layers may still compute at 8)
+    # a stage past stride 8 (its first layers may still compute at 8)
+    late = {m for m, (i, o) in st.items() if i >= 8 and o > 8}
     out = []
     for n, m in encoder.named_modules():
         if st.get(m, (0, inf))[1] > 8 or not m._parameters: continue
         anc = [encoder.get_submodule('.'.join(n.split('.')[:k])) for k in range(1, n.count('.') + 1)] if n else []
-        if not any(a in late for a in anc): out += [f'{n}.{p}' if n else p for p, v in m.named_parameters(recurse=False)]
+        if not any(a in late for a in anc):
+            out += [f'{n}.{p}' if n else p for p, v in m.named_parameters(recurse=False)]
     return out
 
 # %% ../nbs/02e_decoders.ipynb #c7d2ce18
 def smp_split(m:SegModel, # From `smp_model`
              )->list:
-    "Parameter groups of `m`: the encoder's early layers (strides up to 8), the rest of the encoder, the decoder and head"
+    "Parameter groups of `m`: the encoder's early layers (strides up to 8), the rest of the encoder, decoder and head"
     enc, early = dict(m.model.encoder.named_parameters()), set(m.early)
     g0 = [p for n, p in enc.items() if n in early]
     g1 = [p for n, p in enc.items() if n not in early]
@@ -117,7 +123,8 @@ def smp_model(decoder:str, # An SMP architecture of `decoders` (not 'fastai')
              )->SegModel:
     "SMP's `decoder` on the encoder `arch`, built empty, filled from a local file when given, with its parameter groups"
     decoder = check_decoder(decoder)
-    if decoder == 'fastai': raise ValueError("smp_model builds SMP's architectures: the seed's DynamicUnet is seg_learner(decoder='fastai')")
+    if decoder == 'fastai': raise ValueError("smp_model builds SMP's architectures: the seed's DynamicUnet is "
+                                             "seg_learner(decoder='fastai')")
     m = _create(decoder, smp_encoder(arch, decoder), n_out, n_in)
     if pretrained is not None: load_smp_encoder(m.encoder, pretrained)
     return SegModel(m, decoder, arch_name(arch), early_params(m.encoder, n_in))
@@ -131,14 +138,16 @@ def load_smp_encoder(encoder:nn.Module, # An SMP encoder, built empty
     "Fill `encoder` from the file `fn`; refused, naming the first mismatched keys, when the file does not fit"
     sd, own = read_weights(fn), encoder.state_dict()
     if isinstance(encoder, TimmUniversalEncoder):
-        full = timm.create_model(encoder.name, pretrained=False, in_chans=encoder._in_channels).state_dict()   # the model the file is of
+        # the model the file is of
+        full = timm.create_model(encoder.name, pretrained=False, in_chans=encoder._in_channels).state_dict()
         sd, by = adapt_in_chans(sd, full), {_flat(k): k for k in full}
         own = {by.get(_flat(k), k): v for k, v in encoder.model.state_dict().items()}
         check_fit(sd, {**full, **own}, list(own), f'{fn} does not fit timm model {encoder.name}')
         encoder.model.load_state_dict({k: sd[by.get(_flat(k), k)] for k in encoder.model.state_dict()})
     else:
         sd = adapt_in_chans(sd, own)
-        check_fit(sd, {**own, **{k: v for k, v in sd.items() if k.startswith('fc.')}}, list(own), f'{fn} does not fit the encoder {type(encoder).__name__}')
+        check_fit(sd, {**own, **{k: v for k, v in sd.items() if k.startswith('fc.')}}, list(own),
+                  f'{fn} does not fit the encoder {type(encoder).__name__}')
         encoder.load_state_dict({k: sd[k] for k in own})
 
 # %% ../nbs/02e_decoders.ipynb #d506376d
@@ -147,7 +156,7 @@ def size_rule(decoder:str, # An architecture of `decoders`
               arch:str, # The encoder's name
               n_in:int=3, # Input channels
              )->tuple: # (multiple, smallest side)
-    "The multiple that image sides must be and the smallest side that `decoder` on `arch` takes, found on the meta device"
+    "The multiple that image sides must be and the smallest side `decoder` on `arch` takes, found on the meta device"
     decoder = check_decoder(decoder)
     if decoder == 'fastai': return 1, 1
     with torch.device('meta'):
@@ -168,5 +177,7 @@ def check_sizes(decoder:str, # An architecture of `decoders`
     k, low = size_rule(check_decoder(decoder), arch_name(arch), n_in)
     hw = lambda s: (s, s) if isinstance(s, int) else tuple(s)
     bad = [f'{w} ({"x".join(map(str, hw(s)))})' for w, s in szs.items() if any(v % k or v < low for v in hw(s))]
-    if bad: raise ValueError(f"decoder {decoder} on {arch_name(arch)} takes image sides that are multiples of {k}" + (f' from {low} px' if low > k else '')
-                             + f": {', '.join(bad)} cannot be used: choose sizes such as {max(low, k * 4)} (sz: in the stages, --sz-scale), or another --decoder")
+    if bad: raise ValueError(f"decoder {decoder} on {arch_name(arch)} takes image sides that are multiples of {k}"
+                             + (f' from {low} px' if low > k else '')
+                             + f": {', '.join(bad)} cannot be used: choose sizes such as {max(low, k * 4)} (sz: in the "
+                               "stages, --sz-scale), or another --decoder")

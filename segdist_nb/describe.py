@@ -1,4 +1,4 @@
-"""One description of a data set as it comes (splits in folders or list files, ignore values, colour masks), found for the user when it is not written.
+"""A data set described as it comes (split folders or list files, ignore values, colour masks), found if not written.
 
 Docs: https://segdist.github.io/segdist_nb/describe.html.md"""
 
@@ -25,7 +25,8 @@ __all__ = ['spec_keys', 'split_keys', 'split_names', 'default_labels', 'list_suf
            'pair_masks', 'find_lists', 'find_layout', 'layout_yaml', 'suggest_hint', 'layout_report']
 
 # %% ../nbs/00c_describe.ipynb #717c7a5d
-spec_keys = ('path', 'names', 'codes', 'void', 'ignore', 'palette', 'tolerance', 'nodata', 'bands', 'aug', 'images', 'labels', 'train', 'valid', 'test', 'multilabel')
+spec_keys = ('path', 'names', 'codes', 'void', 'ignore', 'palette', 'tolerance', 'nodata', 'bands', 'aug', 'images',
+             'labels', 'train', 'valid', 'test', 'multilabel')
 split_keys = ('images', 'list', 'labels', 'strip')
 split_names = ('train', 'valid', 'test')
 default_labels = 'labels/{stem}_P{suffix}'
@@ -38,7 +39,8 @@ def read_palette(fn:Path|str, # CamVid's `label_colors.txt` ('R G B name' per li
                 )->tuple: # (colours, names)
     "Class colours and names from a palette file"
     fn, cols, names = Path(fn), [], []
-    if not fn.is_file(): raise SpecError([f'palette file {fn} does not exist: give a file of "R G B name" lines, or palette: as a list of [r, g, b]'])
+    if not fn.is_file(): raise SpecError([f'palette file {fn} does not exist: give a file of "R G B name" lines, or '
+                                          'palette: as a list of [r, g, b]'])
     lines = [l for l in fn.read_text().splitlines() if l.strip()]
     if fn.suffix.lower() == '.csv':
         rows = list(csv.reader(lines))
@@ -48,20 +50,22 @@ def read_palette(fn:Path|str, # CamVid's `label_colors.txt` ('R G B name' per li
         for i, l in enumerate(lines):
             p = l.split(maxsplit=3)
             try: cols.append([int(v) for v in p[:3]]); names.append(p[3].strip() if len(p) > 3 else f'class_{i}')
-            except (ValueError, IndexError): raise SpecError([f'{fn} line {i+1} {l!r} is not "R G B name": fix that line']) from None
+            except (ValueError, IndexError):
+                raise SpecError([f'{fn} line {i+1} {l!r} is not "R G B name": fix that line']) from None
     return cols, names
 
 # %% ../nbs/00c_describe.ipynb #b9f581bb
 def _split_of(name:str)->str|None:
     n = name.lower()
-    return 'train' if n in ('train', 'training') else 'valid' if n in ('val', 'valid', 'validation') else 'test' if n in ('test', 'testing') else None
+    return ('train' if n in ('train', 'training') else 'valid' if n in ('val', 'valid', 'validation')
+            else 'test' if n in ('test', 'testing') else None)
 
 list_suffixes = ('.txt', '.yaml', '.yml', '.json', '.csv')
 
 def image_keys(fns:list, # Image files
                images:Path, # Their folder
               )->dict: # key -> file
-    "The names a list file may give an image by: its path in `images`, with or without suffix, its name, its stem, its number"
+    "The names a list file may give an image by: its path in `images` (with or without suffix), name, stem, number"
     # its number: `001_image.png` is 001 and 1, when no other image has that number
     by, ids = {}, Counter()
     for f in fns:
@@ -87,24 +91,27 @@ def list_names(fn:Path, # A list file: a name a line, YAML or JSON (split name -
         if isinstance(d, dict):
             k = first(k for k in d if _split_of(str(k)) == split)
             if k is None:
-                raise SpecError([f'{fn} has no list for split {split} (its keys: {list(d)}): name it train, val or test'])
+                raise SpecError([f'{fn} has no list for split {split} (its keys: {list(d)}): '
+                                 'name it train, val or test'])
             d = d[k]
         if not isinstance(d, list):
-            raise SpecError([f'{fn}: expected a list of image names, or a mapping of split names (train, val, test) to lists'])
+            raise SpecError([f'{fn}: expected a list of image names, '
+                             'or a mapping of split names (train, val, test) to lists'])
         return [str(o) for o in d]
     if sfx == '.csv':
         rows = list(csv.DictReader(fn.read_text().splitlines()))
         cols = list(rows[0]) if rows else []
         sc = first(c for c in cols if c.strip().lower() in _split_cols)
         if sc is None:
-            raise SpecError([f'{fn}: no split column (one of {list(_split_cols)}) among {cols}: add one (train, val, test)'])
+            raise SpecError([f'{fn}: no split column (one of {list(_split_cols)}) among {cols}: '
+                             'add one (train, val, test)'])
         nc = first(c for c in cols if c.strip().lower() in _name_cols) or first(c for c in cols if c != sc)
         return [r[nc].strip() for r in rows if _split_of((r[sc] or '').strip()) == split]
     return [l.strip() for l in fn.read_text().splitlines() if l.strip()]
 
 # %% ../nbs/00c_describe.ipynb #9dbefa47
 class DataSplit:
-    "One split of a data set: its image files (a folder searched recursively, or the names of a list file in it) and their masks"
+    "One split of a data set: its image files (a folder searched recursively, or a list file's names) and masks"
     def __init__(self, name:str, # 'train', 'valid' or 'test'
                  images:Path, # Image folder
                  label_fn:MaskPath, # Image -> mask, with `images` as its `{dir}` base
@@ -113,21 +120,24 @@ class DataSplit:
     def files(self)->list:
         "The split's image files, sorted; `SpecError` when its list names an image that is not there"
         if self._fns is not None: return self._fns
-        if not self.images.is_dir(): raise SpecError([f'split {self.name}: the image folder {self.images} does not exist: '
-                                                      f'fix images: in data.yaml (or --images)'])
+        if not self.images.is_dir(): raise SpecError([f'split {self.name}: the image folder {self.images} does not '
+                                                      f'exist: fix images: in data.yaml (or --images)'])
         fns = sorted(image_files(self.images))
         if self.lst is not None:
-            if not self.lst.is_file(): raise SpecError([f'split {self.name}: the list file {self.lst} does not exist: fix list: in data.yaml'])
+            if not self.lst.is_file(): raise SpecError([f'split {self.name}: the list file {self.lst} does not exist: '
+                                                        'fix list: in data.yaml'])
             want, by = list_names(self.lst, self.name), image_keys(fns, self.images)
             for o in want:   # a path from the root or elsewhere: its file name
                 if o not in by and Path(o).name in by: by[o] = by[Path(o).name]
             miss = [o for o in want if o not in by]
-            if miss: raise SpecError([f'{self.lst} (split {self.name}) names {len(miss)} image(s) that are not in {self.images}, '
-                                      f'e.g. {miss[:3]}: fix or remove those lines, or add the images'])
+            if miss: raise SpecError([f'{self.lst} (split {self.name}) names {len(miss)} image(s) that are not in '
+                                      f'{self.images}, e.g. {miss[:3]}: fix or remove those lines, or add the images'])
             fns = sorted(set(by[o] for o in want))
         self._fns = fns
         return fns
-    def __repr__(self): return f"DataSplit({self.name!r}, {str(self.images)!r}{', list ' + repr(str(self.lst)) if self.lst else ''}, {getattr(self.label_fn, 'tmpl', self.label_fn)!r})"
+    def __repr__(self): return (f"DataSplit({self.name!r}, {str(self.images)!r}"
+                                f"{', list ' + repr(str(self.lst)) if self.lst else ''}, "
+                                f"{getattr(self.label_fn, 'tmpl', self.label_fn)!r})")
 
 # %% ../nbs/00c_describe.ipynb #b642668a
 class DataSpec:
@@ -142,8 +152,11 @@ class DataSpec:
                  desc:dict|None=None, # What it said
                 ):
         store_attr()
-        self.reader = MaskReader(len(codes), palette, ignore, str(file) if file else 'codes.txt', (desc or {}).get('tolerance') or 0)
-        if self.multilabel: self.reader = LabelsReader(codes, self.multilabel, (desc or {}).get('class_slot'), str(file))   # chapter 00bb
+        self.reader = MaskReader(len(codes), palette, ignore, str(file) if file else 'codes.txt',
+                                 (desc or {}).get('tolerance') or 0)
+        # chapter 00bb
+        if self.multilabel: self.reader = LabelsReader(codes, self.multilabel, (desc or {}).get('class_slot'),
+                                                       str(file))
         self._imagery = None
     @property
     def has_valid(self)->bool: return 'valid' in self.splits
@@ -161,7 +174,7 @@ class DataSpec:
         return (self.desc or {}).get('bands')
     @property
     def imagery(self)->Imagery:
-        "What the images are (8-bit pictures, or bands at their depth), from the first training image's header; their nodata from it or `nodata:`"
+        "What the images are (8-bit pictures or bands at their depth) and their nodata, from the first training image"
         if getattr(self, '_imagery', None) is None:
             fns, im = self.files('train'), None
             for f in fns[:20]:   # the first that reads: an unreadable one is the check's to name, with its fix
@@ -176,8 +189,9 @@ class DataSpec:
                 dt = np.dtype(self._imagery.dtype or 'float32')
                 if nd != 'none' and dt.kind in 'ui' and not np.iinfo(dt).min <= nd <= np.iinfo(dt).max:
                     lo, hi = np.iinfo(dt).min, np.iinfo(dt).max
-                    raise SpecError([f'{self.file}: nodata: {nd} is outside the values of the images ({dt.name}, {lo}..{hi}, '
-                                     f'e.g. {fns[0]}): give the value their pixels outside the scene have, or none'])
+                    raise SpecError([f'{self.file}: nodata: {nd} is outside the values of the images ({dt.name}, '
+                                     f'{lo}..{hi}, e.g. {fns[0]}): give the value their pixels outside the scene '
+                                     'have, or none'])
                 self._imagery.nodata = None if nd == 'none' else nd
         return self._imagery
     def files(self, split:str='train')->list: return self.splits[split].files()
@@ -190,16 +204,21 @@ class DataSpec:
         return fs[0] if len(fs) == 1 else SplitMasks(fs)
     def to_dict(self)->dict:
         "The description as used (for a run's config.json)"
-        return dict(root=str(self.root), file=str(self.file) if self.file else None, codes=list(self.codes), void=self.void, aug=self.aug, bands=self.bands,
+        return dict(root=str(self.root), file=str(self.file) if self.file else None, codes=list(self.codes),
+                    void=self.void, aug=self.aug, bands=self.bands,
                     multilabel=self.multilabel,
                     imagery=repr(self.imagery), nodata=self.imagery.nodata, band_stats=getattr(self, 'stats', None),
                     ignore=[list(o) if isinstance(o, tuple) else o for o in self.ignore], palette=self.palette,
-                    splits={k: dict(images=str(s.images), list=str(s.lst) if s.lst else None, labels=getattr(s.label_fn, 'tmpl', repr(s.label_fn)), strip=getattr(s.label_fn, 'strip', ''))
+                    splits={k: dict(images=str(s.images), list=str(s.lst) if s.lst else None,
+                                    labels=getattr(s.label_fn, 'tmpl', repr(s.label_fn)),
+                                    strip=getattr(s.label_fn, 'strip', ''))
                             for k, s in self.splits.items()})
     def __repr__(self):
-        return (f'DataSpec({str(self.root)!r}: {len(self.codes)} classes' + (f', void {self.void!r}' if self.void is not None else '')
+        return (f'DataSpec({str(self.root)!r}: {len(self.codes)} classes'
+                + (f', void {self.void!r}' if self.void is not None else '')
                 + (f', ignore {self.ignore}' if self.ignore else '') + (', palette' if self.palette is not None else '')
-                + ''.join(f', {k} {s.images.relative_to(self.root) if s.images.is_relative_to(self.root) else s.images}' for k, s in self.splits.items()) + ')')
+                + ''.join(f', {k} {s.images.relative_to(self.root) if s.images.is_relative_to(self.root) else s.images}'
+                          for k, s in self.splits.items()) + ')')
 
 # %% ../nbs/00c_describe.ipynb #2ddbb95f
 def check_root(path:Path|str, # Data set root
@@ -207,14 +226,16 @@ def check_root(path:Path|str, # Data set root
     "`path` as a `Path`, or a `DataError` saying that the folder does not exist"
     path = Path(path)
     if not path.exists(): raise DataError([f'the data set folder {path} does not exist: check the path (--data)'])
-    if not path.is_dir(): raise DataError([f'{path} is a file, not a data set folder: give the folder that holds images/ and codes.txt'])
+    if not path.is_dir(): raise DataError([f'{path} is a file, not a data set folder: give the folder that holds '
+                                           'images/ and codes.txt'])
     return path
 
 # %% ../nbs/00c_describe.ipynb #f23fd7e6
 def _split(root:Path, name:str, d, images:str, labels:str, where:str)->DataSplit:
     "A `DataSplit` from its entry in a description"
     if isinstance(d, str): d = dict(images=d)
-    if not isinstance(d, dict): raise SpecError([f'{where}: {name}: give a mapping (images:, list:, labels:, strip:) or an image folder'])
+    if not isinstance(d, dict): raise SpecError([f'{where}: {name}: give a mapping (images:, list:, labels:, strip:) '
+                                                 'or an image folder'])
     bad = [k for k in d if k not in split_keys]
     if bad: raise SpecError([f'{where}: {name}: unknown key(s) {bad}: a split has {list(split_keys)}'])
     img, lst = str(d.get('images', images)), d.get('list')
@@ -222,11 +243,13 @@ def _split(root:Path, name:str, d, images:str, labels:str, where:str)->DataSplit
     tmpl = str(d.get('labels', labels))
     try: mask_tmpl(tmpl)[0].format(stem='s', suffix='.x', name='n', dir='d')
     except (KeyError, IndexError, ValueError) as e:
-        raise SpecError([f'{where}: {name}: labels: {tmpl!r} is not a template: use {{stem}}, {{suffix}}, {{name}}, {{dir}} '
-                         f'and {{stem-END}} ({e})']) from None
+        raise SpecError([f'{where}: {name}: labels: {tmpl!r} is not a template: use {{stem}}, {{suffix}}, {{name}}, '
+                         f'{{dir}} and {{stem-END}} ({e})']) from None
     folder = root/img
-    if not folder.is_dir(): raise SpecError([f'{where}: {name}: images: {folder} is not a folder: fix the path (relative to {root})'])
-    return DataSplit(name, folder, MaskPath(root, tmpl, folder, str(d.get('strip', ''))), None if lst is None else root/lst)
+    if not folder.is_dir(): raise SpecError([f'{where}: {name}: images: {folder} is not a folder: fix the path '
+                                             f'(relative to {root})'])
+    return DataSplit(name, folder, MaskPath(root, tmpl, folder, str(d.get('strip', ''))),
+                     None if lst is None else root/lst)
 
 def _classes(root:Path, d:dict, where:str)->tuple:
     "(codes, palette) of a description"
@@ -238,13 +261,16 @@ def _classes(root:Path, d:dict, where:str)->tuple:
             raise SpecError([f"{where}: names: {d['names']!r}: give the class names as a list, in pixel-value order, "
                              f"e.g. [background, crop, weed]"])
         codes = [str(o) for o in d['names']]
-        if not codes or len(set(codes)) != len(codes): raise SpecError([f'{where}: names: give each class a unique name, in pixel-value order'])
+        if not codes or len(set(codes)) != len(codes): raise SpecError([f'{where}: names: give each class a unique '
+                                                                        'name, in pixel-value order'])
     elif 'codes' in d or pnames is None: codes = read_codes(root/d.get('codes', 'codes.txt'))
     else: codes = pnames
     if pal is not None:
         try: pal = palette_colours(pal).tolist()
-        except ValueError: raise SpecError([f'{where}: palette: give one entry per class, a grey level 0..255 or an [r, g, b] colour, or a file']) from None
-        if len(pal) != len(codes): raise SpecError([f'{where}: palette: {len(pal)} colours for {len(codes)} classes: give one colour per class'])
+        except ValueError: raise SpecError([f'{where}: palette: give one entry per class, a grey level 0..255 or an '
+                                            '[r, g, b] colour, or a file']) from None
+        if len(pal) != len(codes): raise SpecError([f'{where}: palette: {len(pal)} colours for {len(codes)} classes: '
+                                                    'give one colour per class'])
     return codes, pal
 
 def _spec_file(fn:Path, images:str|None=None, labels:str|None=None, txt:str|None=None)->DataSpec:
@@ -255,7 +281,8 @@ def _spec_file(fn:Path, images:str|None=None, labels:str|None=None, txt:str|None
     bad = [k for k in d if k not in spec_keys]
     if bad: raise SpecError([f'{fn}: unknown key(s) {bad}: the keys are {list(spec_keys)}'])
     root = Path(os.path.normpath(fn.parent/str(d.get('path', '.'))))
-    if not root.is_dir(): raise SpecError([f'{fn}: path: {root} is not a folder: give the data set root, relative to the file'])
+    if not root.is_dir(): raise SpecError([f'{fn}: path: {root} is not a folder: give the data set root, relative to '
+                                           'the file'])
     codes, pal = _classes(root, d, str(fn))
     void = d.get('void')
     if void is not None and not (void in codes or (isinstance(void, int) and 0 <= void < len(codes))):
@@ -264,25 +291,29 @@ def _spec_file(fn:Path, images:str|None=None, labels:str|None=None, txt:str|None
     if b is not None and not (isinstance(b, list) and b and all(isinstance(o, int) and o >= 1 for o in b)):
         raise SpecError([f"{fn}: bands: {b!r}: give the bands to keep, in order, numbered from 1, e.g. [3, 2, 1]"])
     t = d.get('tolerance')
-    if t is not None and not ((t == 'nearest' or (isinstance(t, (int, float)) and not isinstance(t, bool) and t >= 0)) and d.get('palette') is not None):
-        raise SpecError([f"{fn}: tolerance: {t!r}: give, with a palette:, the levels a channel may differ from its palette colour (0 or more: "
-                         f"8 maps 247..255 to 255), or nearest (every pixel its nearest palette colour, for JPEG masks)"])
+    if t is not None and not ((t == 'nearest' or (isinstance(t, (int, float)) and not isinstance(t, bool) and t >= 0))
+                              and d.get('palette') is not None):
+        raise SpecError([f"{fn}: tolerance: {t!r}: give, with a palette:, the levels a channel may differ from its "
+                         f"palette colour (0 or more: 8 maps 247..255 to 255), or nearest (every pixel its nearest "
+                         f"palette colour, for JPEG masks)"])
     nd = d.get('nodata')
     if nd is not None and not (nd == 'none' or (isinstance(nd, (int, float)) and not isinstance(nd, bool))):
-        raise SpecError([f"{fn}: nodata: {nd!r}: give the image value of the pixels outside the scene (e.g. 0), or none"])
+        raise SpecError([f"{fn}: nodata: {nd!r}: give the image value of the pixels outside the scene (e.g. 0), "
+                         "or none"])
     if d.get('aug') is not None and d['aug'] not in aug_presets:
         raise SpecError([f"{fn}: aug: {d['aug']!r} is not a preset: choose one of {', '.join(aug_presets)}"])
     ign = d.get('ignore') or []
     if not isinstance(ign, list): ign = [ign]
     images, labels = images or str(d.get('images', 'images')), labels or str(d.get('labels', default_labels))
-    if 'multilabel' in d: labels, d, slot = ml_desc(d, codes, labels, str(fn)); d = dict(d, class_slot=slot)   # `{class}`: the first class's masks
+    # `{class}`: the first class's masks
+    if 'multilabel' in d: labels, d, slot = ml_desc(d, codes, labels, str(fn)); d = dict(d, class_slot=slot)
     splits = {s: _split(root, s, d[s], images, labels, str(fn)) for s in split_names if s in d}
     if 'train' not in splits: splits = dict(train=_split(root, 'train', {}, images, labels, str(fn)), **splits)
     try: return DataSpec(root, codes, splits, void, ign, pal, fn, d)
     except ValueError as e: raise SpecError([f'{fn}: {e}']) from None
 
 # %% ../nbs/00c_describe.ipynb #842a7394
-def load_data(data:Path|str|DataSpec, # A data set folder (with or without `data.yaml`), a description file, or a `DataSpec`
+def load_data(data:Path|str|DataSpec, # A data set folder (with/without `data.yaml`), a description file or a `DataSpec`
               images:str|None=None, # Image folder of today's layout (--images), default 'images'
               labels:str|None=None, # Mask template of today's layout (--labels), default `labels/{stem}_P{suffix}`
               codes:list|None=None, # Class names, instead of `codes.txt`
@@ -310,7 +341,8 @@ def _today(root:Path, images:str|None, labels:str|None, codes:list|None)->DataSp
             hint = layout_report(root, images or 'images')   # no layout fits: what is there, and the closest mask rule
         if hint: raise DataError([f"{root/'codes.txt'} is missing: {hint}"], str(root))
     codes = codes or read_codes(root/'codes.txt')
-    return DataSpec(root, list(codes), dict(train=DataSplit('train', img, MaskPath(root, labels or default_labels, img))))
+    return DataSpec(root, list(codes),
+                    dict(train=DataSplit('train', img, MaskPath(root, labels or default_labels, img))))
 
 # %% ../nbs/00c_describe.ipynb #b416dced
 def spec_from_text(root:Path, txt:str)->DataSpec:
@@ -318,14 +350,17 @@ def spec_from_text(root:Path, txt:str)->DataSpec:
     return _spec_file(Path(root)/'data.yaml', txt=txt)
 
 # %% ../nbs/00c_describe.ipynb #a80bfb5e
-cityscapes_names = ['road', 'sidewalk', 'building', 'wall', 'fence', 'pole', 'traffic light', 'traffic sign', 'vegetation', 'terrain',
-                    'sky', 'person', 'rider', 'car', 'truck', 'bus', 'train', 'motorcycle', 'bicycle']
-voc_names = ['background', 'aeroplane', 'bicycle', 'bird', 'boat', 'bottle', 'bus', 'car', 'cat', 'chair', 'cow', 'diningtable', 'dog',
-             'horse', 'motorbike', 'person', 'pottedplant', 'sheep', 'sofa', 'train', 'tvmonitor']
-mask_names = ['{name}', '{stem}.png', '{stem}_P{suffix}', '{stem}_P.png', '{stem}_L.png', '{stem}_mask.png', '{stem}_mask{suffix}',
-              '{stem}_label.png', '{stem}_labels.png', '{stem}_gt.png', '{stem}.gif', '{stem}.tif', '{stem}_mask.gif', '{stem}_mask.tif']
+cityscapes_names = ['road', 'sidewalk', 'building', 'wall', 'fence', 'pole', 'traffic light', 'traffic sign',
+                    'vegetation', 'terrain', 'sky', 'person', 'rider', 'car', 'truck', 'bus', 'train', 'motorcycle',
+                    'bicycle']
+voc_names = ['background', 'aeroplane', 'bicycle', 'bird', 'boat', 'bottle', 'bus', 'car', 'cat', 'chair', 'cow',
+             'diningtable', 'dog', 'horse', 'motorbike', 'person', 'pottedplant', 'sheep', 'sofa', 'train', 'tvmonitor']
+mask_names = ['{name}', '{stem}.png', '{stem}_P{suffix}', '{stem}_P.png', '{stem}_L.png', '{stem}_mask.png',
+              '{stem}_mask{suffix}', '{stem}_label.png', '{stem}_labels.png', '{stem}_gt.png', '{stem}.gif',
+              '{stem}.tif', '{stem}_mask.gif', '{stem}_mask.tif']
 palette_files = ('label_colors.txt', 'class_dict.csv')
-_mask_dirs = ('labels', 'masks', 'annotations', 'annotation', 'gt', 'label', 'mask', 'ground_truth', 'groundtruth', 'segmentation')
+_mask_dirs = ('labels', 'masks', 'annotations', 'annotation', 'gt', 'label', 'mask', 'ground_truth', 'groundtruth',
+              'segmentation')
 _annot_sfx = ('annot', '_annot', '_labels', '_masks', '_gt', '_label', '_mask')
 
 def _mask_tmpl(root:Path, img_dir:Path, lbl_dir:Path, fns:list, strip:str='', n:int=50)->str|None:
@@ -375,7 +410,8 @@ def _rank(end:str)->tuple:
     "Which of several masks of an image is its class mask (Cityscapes' gtFine has colour and instance images beside it)"
     e = end.lower()
     return (any(w in e for w in ('color', 'colour', 'instance', 'viz', 'overlay')),
-            next((i for i, w in enumerate(('trainid', 'labelid', 'label', 'mask', 'annot', 'class', 'gt', 'seg')) if w in e), 9))
+            next((i for i, w in enumerate(('trainid', 'labelid', 'label', 'mask', 'annot', 'class', 'gt', 'seg'))
+                  if w in e), 9))
 
 def pair_masks(root:Path, # Data set root
                img_dir:Path, # Image folder
@@ -384,7 +420,7 @@ def pair_masks(root:Path, # Data set root
                n:int=50, # Images tried
                need:float=0.5, # Share of them the rule must find a mask for
               )->tuple|None: # (template relative to `root`, stem end to strip, images found) or None
-    "The rule of masks named otherwise than their images, found by pairing each image with the masks of longest common stem"
+    "The rule of masks named otherwise than their images, found by pairing each image with the longest common stem"
     fns, votes, seen = fns[:n], Counter(), {}
     sub = any(f.parent != img_dir for f in fns)
     for f in fns:
@@ -417,11 +453,13 @@ def _scan(masks:list, n:int=300)->tuple:
             else:
                 a = np.asarray(m).ravel()
                 pal = np.array(m.getpalette() or [], np.int64).reshape(-1, 3) if m.mode == 'P' else None
-                if pal is not None and len(pal) > a.max() and (pal[np.unique(a)] == pal[np.unique(a)][:, :1]).all(): a = pal[a, 0]   # a grey palette: the greys shown
+                if pal is not None and len(pal) > a.max() and (pal[np.unique(a)] == pal[np.unique(a)][:, :1]).all():
+                    a = pal[a, 0]   # a grey palette: the greys shown
         if a.ndim == 2 and (a == a[:, :1]).all(): a = a[:, 0]   # grey saved as RGB (most JPEG masks): grey levels
         if a.ndim == 2:
             colour = True
-            u, c = np.unique((a[:, 0].astype(np.int64) << 16) | (a[:, 1].astype(np.int64) << 8) | a[:, 2], return_counts=True)
+            u, c = np.unique((a[:, 0].astype(np.int64) << 16) | (a[:, 1].astype(np.int64) << 8) | a[:, 2],
+                             return_counts=True)
             counts.update({(int(k >> 16), int((k >> 8) & 255), int(k & 255)): int(v) for k, v in zip(u, c)})
         else:
             u, c = np.unique(a, return_counts=True)
@@ -447,26 +485,36 @@ def _classes_found(root:Path, masks:list, known:list|None=None)->tuple:
         k, pix = len(fit['palette']), fit['pixels']
         what = 'colours' if colour else 'grey levels'
         return (dict(names=[f'class_{i}' for i in range(k)], palette=fit['palette'], tolerance=fit['tolerance']),
-                [f"lossy masks{' (JPEG)' if lossy else ''}: {fit['values']} {what} in the first {nm} masks, {k} of them dense (palette: {json.dumps(fit['palette'])}, "
-                 f"{sum(fit['shares']):.1%} of the pixels with the noise close to them), one class each, with placeholder names: rename them",
-                 f"tolerance: {fit['tolerance']} moves {fit['moved']:,} of the {pix:,} pixels of those masks ({fit['moved'] / pix:.2%}) to the nearest palette colour, "
-                 f"{fit['far']:,} of them more than 24 levels from it (soft edges): if some of those values are classes of their own, list them in palette: and names: instead"])
+                [f"lossy masks{' (JPEG)' if lossy else ''}: {fit['values']} {what} in the first {nm} masks, {k} of "
+                 f"them dense (palette: {json.dumps(fit['palette'])}, "
+                 f"{sum(fit['shares']):.1%} of the pixels with the noise close to them), one class each, with "
+                 "placeholder names: rename them",
+                 f"tolerance: {fit['tolerance']} moves {fit['moved']:,} of the {pix:,} pixels of those masks "
+                 f"({fit['moved'] / pix:.2%}) to the nearest palette colour, "
+                 f"{fit['far']:,} of them more than 24 levels from it (soft edges): if some of those values are "
+                 "classes of their own, list them in palette: and names: instead"])
     if colour:
         cols = sorted(vals)
         return (dict(names=[f'class_{i}' for i in range(len(cols))], palette=[list(c) for c in cols]),
-                [f'colour masks: {len(cols)} colours found in the first {nm} masks, listed as palette: with placeholder names: rename them'] +
-                ([f'question: {len(cols)} colours are many for classes, and they are not a few dense colours with noise around them: say which are classes (palette: and names:) and write the data.yaml yourself'] if len(cols) > 32 else []))
+                [f'colour masks: {len(cols)} colours found in the first {nm} masks, listed as palette: with '
+                 'placeholder names: rename them'] +
+                ([f'question: {len(cols)} colours are many for classes, and they are not a few dense colours with '
+                  'noise around them: say which are classes (palette: and names:) and write the data.yaml yourself']
+                 if len(cols) > 32 else []))
     if len(vals) <= 8 and (vals == {0, 255} or not index):   # a few grey levels (0/255 binary masks): one class each
         g = sorted(vals)
         return (dict(names=[f'class_{i}' for i in range(len(g))], palette=g),
-                [f'grey-level masks: values {g} found in the first {nm} masks, one class each (palette:), with placeholder names: rename them'])
+                [f'grey-level masks: values {g} found in the first {nm} masks, one class each (palette:), with '
+                 'placeholder names: rename them'])
     ign = [255] if 255 in vals else []
     top = max([v for v in vals if v != 255], default=0)
     return (dict(names=[f'class_{i}' for i in range(top + 1)], **(dict(ignore=ign) if ign else {})),
-            [f'classes: values 0..{top} found in the masks, with placeholder names (class_0, ...): rename them in pixel-value order'] +
+            [f'classes: values 0..{top} found in the masks, with placeholder names (class_0, ...): rename them in '
+             'pixel-value order'] +
             (['value 255 found: ignored (ignore: [255])'] if ign else []) +
-            ([f'question: {len(low)} grey levels of {top + 1} values 0..{top}: some values are no class; are the masks lossy or resized? '
-              f'say which are classes (palette: and names:) and write the data.yaml yourself'] if not index else []))
+            ([f'question: {len(low)} grey levels of {top + 1} values 0..{top}: some values are no class; are the masks '
+              f'lossy or resized? say which are classes (palette: and names:) and write the data.yaml yourself']
+             if not index else []))
 
 
 # %% ../nbs/00c_describe.ipynb #278b30d8
@@ -496,12 +544,16 @@ def find_layout(root:Path|str, # A data set folder without data.yaml
         for d in sorted((root/'leftImg8bit').iterdir()):
             s = _split_of(d.name)
             if s and (root/'gtFine'/d.name).is_dir():
-                desc[s] = dict(images=f'leftImg8bit/{d.name}', labels=f'gtFine/{d.name}/{{dir}}/{{stem}}_gtFine_labelTrainIds.png', strip='_leftImg8bit')
-    elif (root/'JPEGImages').is_dir() and (root/'SegmentationClass').is_dir() and (root/'ImageSets/Segmentation').is_dir():
+                desc[s] = dict(images=f'leftImg8bit/{d.name}',
+                               labels=f'gtFine/{d.name}/{{dir}}/{{stem}}_gtFine_labelTrainIds.png',
+                               strip='_leftImg8bit')
+    elif ((root/'JPEGImages').is_dir() and (root/'SegmentationClass').is_dir()
+          and (root/'ImageSets/Segmentation').is_dir()):
         kind, known = 'Pascal VOC (JPEGImages/, SegmentationClass/, ImageSets/Segmentation/)', voc_names
         for f in sorted((root/'ImageSets/Segmentation').glob('*.txt')):
             s = _split_of(f.stem)
-            if s: desc[s] = dict(images='JPEGImages', list=f'ImageSets/Segmentation/{f.name}', labels='SegmentationClass/{stem}.png')
+            if s: desc[s] = dict(images='JPEGImages', list=f'ImageSets/Segmentation/{f.name}',
+                                 labels='SegmentationClass/{stem}.png')
     else:
         kind, pairs = _candidates(root)
         if not pairs: return None
@@ -515,61 +567,73 @@ def find_layout(root:Path|str, # A data set folder without data.yaml
                     notes.append(f'{s}: masks named differently from their images, paired by their common stem: '
                                  f'{fns[0].relative_to(root)} -> {eg}')
                 if t is not None: break
-            if t is None: notes.append(f'{s}: no mask template found for {img.relative_to(root)} in {lbl.relative_to(root)}'); continue
+            if t is None: notes.append(f'{s}: no mask template found for {img.relative_to(root)} in '
+                                       f'{lbl.relative_to(root)}'); continue
             kind = kind.replace('{m}', lbl.name)
             desc[s] = dict(images=img.relative_to(root).as_posix(), labels=t, **(dict(strip=strip) if strip else {}))
-        if list(desc) == ['train'] and (sl := find_lists(root, root/desc['train']['images'])):   # a split list beside one image folder
+        # a split list beside one image folder
+        if list(desc) == ['train'] and (sl := find_lists(root, root/desc['train']['images'])):
             fn, ks = sl
             d = desc.pop('train')
-            desc.update({s: dict(images=d['images'], list=fn.name, **{k: v for k, v in d.items() if k != 'images'}) for s in ks})
+            desc.update({s: dict(images=d['images'], list=fn.name, **{k: v for k, v in d.items() if k != 'images'})
+                         for s in ks})
             notes.append(f'splits: as listed in {fn.name} (' + ', '.join(f'{s} {n}' for s, n in ks.items()) + ')' +
                          ('' if 'valid' in ks else
-                          '; validation: 20% of train drawn at random (seed 42), as training does without a valid: split'))
+                          '; validation: 20% of train drawn at random (seed 42), '
+                          'as training does without a valid: split'))
     if 'train' not in desc: return None
-    spec = DataSpec(root, ['x'], {s: _split(root, s, d, 'images', default_labels, 'data.yaml') for s, d in desc.items()})
+    spec = DataSpec(root, ['x'],
+                    {s: _split(root, s, d, 'images', default_labels, 'data.yaml') for s, d in desc.items()})
     masks = [spec.splits[s].label_fn(f) for s in spec.splits for f in spec.files(s)[:100]]
     cls, more = _classes_found(root, [m for m in masks if m.is_file()], known)
-    counts = [f'{s}: {len(spec.files(s))} images ({d["images"]}{", list " + d["list"] if "list" in d else ""}; masks {d["labels"]})' for s, d in desc.items()]
+    counts = [f'{s}: {len(spec.files(s))} images ({d["images"]}{", list " + d["list"] if "list" in d else ""}; masks '
+              f'{d["labels"]})' for s, d in desc.items()]
     return dict(cls, **desc), [f'layout: {kind}'] + counts + more + notes
 
 # %% ../nbs/00c_describe.ipynb #940ff657
 def layout_yaml(desc:dict, notes:list)->str:
     "A `data.yaml` text: the notes as comments, then the description"
-    body = ''.join(f'{k}: ' + yaml.safe_dump(v, default_flow_style=True, sort_keys=False, width=10**6).strip().removesuffix('...').strip() + '\n'
+    body = ''.join(f'{k}: ' + yaml.safe_dump(v, default_flow_style=True, sort_keys=False,
+                                             width=10**6).strip().removesuffix('...').strip() + '\n'
                    for k, v in desc.items())
     return '# found by segdist-check-data\n' + ''.join(f'# {o}\n' for o in notes) + body
 
 # %% ../nbs/00c_describe.ipynb #e5ea3b24
 def suggest_hint(root:Path, # A data set folder without data.yaml
-                 images:Path|None=None, # Today's image folder: a layout found with it and no palette file is today's, no hint
+                 images:Path|None=None, # Today's image folder: a layout found with it and no palette file: no hint
                 )->str|None:
     "One line for error messages: the layout found in `root` and the command that writes its data.yaml"
     try: r = find_layout(root)
     except Exception: return None
     if r is None: return None
     if images is not None and Path(root)/r[0]['train']['images'] == images and 'palette' not in r[0]: return None
-    return f"it looks like {r[1][0].removeprefix('layout: ')}: run segdist-check-data {root} --write to write the data.yaml that fits"
+    return (f"it looks like {r[1][0].removeprefix('layout: ')}: run segdist-check-data {root} --write to write "
+            "the data.yaml that fits")
 
 # %% ../nbs/00c_describe.ipynb #21d3b9c3
 def layout_report(root:Path|str, # A data set folder in which no layout was found
                   images:str='images', # Its image folder
                  )->str: # What was found, and the rule to give
-    "What a folder holds when no layout fits: its images, the folders that may hold masks with their counts, the closest rule"
+    "What a folder holds when no layout fits: its images, the folders that may hold masks, the closest rule"
     root = Path(root); img = root/images
     if not img.is_dir():
-        return f'{root} has no {images}/ folder: pass --images DIR and --labels TEMPLATE (images= and labels= in Python)'
+        return (f'{root} has no {images}/ folder: pass --images DIR and --labels TEMPLATE '
+                '(images= and labels= in Python)')
     fns = sorted(image_files(img, quiet=True))
     if not fns: return f'{img} holds no image files: put the images there, or pass --images DIR'
     out, ms = f'{img} holds {len(fns)} image(s) (e.g. {fns[0].name})', mask_folders(img)
-    if not ms: return out + f'; no folder beside it holds image files (masks): put them in one (e.g. {", ".join(_mask_dirs[:4])})'
+    if not ms: return out + (f'; no folder beside it holds image files (masks): put them in one '
+                             f'(e.g. {", ".join(_mask_dirs[:4])})')
     counts = [(d, sorted(image_files(d, quiet=True))) for d in ms]
     out += '; candidate mask folders: ' + ', '.join(f'{d.name}/ ({len(v)} files, e.g. {v[0].name})' for d, v in counts)
     r = max((pair_masks(root, img, d, fns, need=0) or ('', '', 0) for d in ms), key=lambda o: o[2])
     if not r[2]:
-        return out + ": no rule pairs their names with the images': give it with --labels 'FOLDER/{stem}...' (labels: in data.yaml)"
+        return out + (": no rule pairs their names with the images': give it with --labels 'FOLDER/{stem}...' "
+                      "(labels: in data.yaml)")
     t = r[0].replace('{stem}', '{stem-' + r[1] + '}', 1) if r[1] else r[0]
-    return out + (f": the closest mask rule, --labels '{t}', finds the masks of {r[2]} of the {min(len(fns), 50)} images tried: "
-                  f"give the others masks named so, or give the rule that fits with --labels (labels: in data.yaml)")
+    return out + (f": the closest mask rule, --labels '{t}', finds the masks of {r[2]} of the {min(len(fns), 50)} "
+                  f"images tried: give the others masks named so, or give the rule that fits with --labels "
+                  "(labels: in data.yaml)")
 
 # %% ../nbs/00c_describe.ipynb #a3e2aa7c
 layout_options = (   # every command that takes a data set (`CliOption`, chapter 00_options)

@@ -27,69 +27,80 @@ __all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'rank_device', 'rss_mb',
 
 # %% ../nbs/01c_dls.ipynb #2cbfee58
 class GetMask:
-    "An image's mask as class indices: `label_fn` finds the file, `reader` reads it, ignored where the image is `nodata` (a class: exported learners pickle it)"
+    "An image's mask as class indices: `label_fn` finds the file, `reader` reads it, ignored where the image is nodata"
     nodata = None   # a learner pickled before nodata was read
     def __init__(self, label_fn:Callable, # Image path -> mask path
                  reader:MaskReader, # How masks are read
-                 nodata:float|int|None=None, # The images' nodata value (`Imagery.nodata`): no class where every band has it
+                 nodata:float|int|None=None, # The images' nodata (`Imagery.nodata`): no class where every band has it
                 ): store_attr()
     def __call__(self, o)->np.ndarray: return nodata_ignored(self.reader(self.label_fn(o)), o, self.nodata)
-    def __repr__(self): return f'GetMask({self.label_fn!r}, {self.reader!r}' + (f', nodata={self.nodata}' if self.nodata is not None else '') + ')'
+    def __repr__(self): return (f'GetMask({self.label_fn!r}, {self.reader!r}'
+                                + (f', nodata={self.nodata}' if self.nodata is not None else '') + ')')
 
 # %% ../nbs/01c_dls.ipynb #8232e7e1
 class CacheDL(TfmdDL):
     "fastai's `TfmdDL`, gathering each batch from a `SegCache` when it has one: no file is opened or decoded"
     def __init__(self, dataset=None, # As for `TfmdDL`: items are image files
                  cache:SegCache|None=None, # The cache holding those files
-                 crop:int|tuple|None=None, # Random windows of this size in training, centre ones in validation (`seg_dls(crop=True)`)
-                 prefetch:int=0, # Batches a thread of this loader gathers ahead, without worker processes (*Feeding a GPU*)
-                 streams=None, # The device module whose streams copy the batches ahead (`copy_ahead`); default CUDA's for pinned batches to a GPU
+                 crop:int|tuple|None=None, # Random windows of this size in training, centre ones in validation
+                 prefetch:int=0, # Batches a thread of this loader gathers ahead, without worker processes
+                 streams=None, # The device module whose streams copy batches ahead (`copy_ahead`); default CUDA's
                  **kwargs):
         self.cache, self._rows, self.crop, self.prefetch, self.streams = cache, None, crop, prefetch, streams
-        self._crop_rng = random.Random(0)   # fastai's one pass at construction crops too; `randomize` draws each epoch's
+        # fastai's one pass at construction crops too; `randomize` draws each epoch's
+        self._crop_rng = random.Random(0)
         super().__init__(dataset, **kwargs)
     @property
-    def feeder(self): return self   # the loader whose cache, thread and streams feed an epoch (`epoch_batches`): itself, or the one a `DistributedDL` wraps
+    # the loader whose cache, thread and streams feed an epoch (`epoch_batches`):
+    # itself, or the one a `DistributedDL` wraps
+    def feeder(self): return self
     @property
     def rows(self)->np.ndarray:
         "The cache row of each item of the data set"
         if self._rows is None: self._rows = self.cache.rows(self.dataset.items)
         return self._rows
     def new(self, dataset=None, cls=None, **kwargs):
-        if 'cache' not in kwargs and (dataset is None or dataset is self.dataset): kwargs.update(cache=self.cache, crop=self.crop)
+        if 'cache' not in kwargs and (dataset is None or dataset is self.dataset):
+            kwargs.update(cache=self.cache, crop=self.crop)
         kwargs.setdefault('prefetch', self.prefetch); kwargs.setdefault('streams', self.streams)
         return super().new(dataset, cls, **kwargs)
     def randomize(self):
-        "fastai's new random state for the epoch, and one drawn from it for the epoch's windows (the same however far ahead they are made)"
+        "fastai's new random state for the epoch, and one drawn from it for the epoch's windows (the same however made)"
         super().randomize()
         c = random.Random(); c.setstate(self.rng.getstate())   # a copy: the epoch's order stays that of the files' path
         self._crop_rng = random.Random(c.getrandbits(64) ^ 0x5eed)
     def do_item(self, s):
         if self.cache is not None: return ifnone(s, 0)
         try: return super().do_item(s)
-        except (OSError, ValueError) as e:   # a file the check did not read (--no-check), or one changed since: named, with the fix
+        # a file the check did not read (--no-check), or one changed since: named, with the fix
+        except (OSError, ValueError) as e:
             fn = self.dataset.items[s] if self.indexed and s is not None else '?'
-            raise DataError([f'{fn} or its mask cannot be read ({type(e).__name__}: {e}): run segdist-check-data to find every such file, then fix or remove it']) from e
+            raise DataError([f'{fn} or its mask cannot be read ({type(e).__name__}: {e}): run segdist-check-data to '
+                             'find every such file, then fix or remove it']) from e
     def create_batches(self, samps):
-        "The epoch's batches: fastai's from the files, or gathers from the cache, whose windows come from this epoch's random state however late they are made"
+        "The epoch's batches: fastai's from the files, or gathers from the cache (windows from the epoch's random draw)"
         if self.cache is None: return super().create_batches(samps)
-        rng = self._crop_rng   # bound now: an abandoned epoch still being made by the thread cannot draw the next epoch's windows
+        # bound now: an abandoned epoch still being made by the thread cannot draw the next epoch's windows
+        rng = self._crop_rng
         return (self._gather(self.before_batch(b), rng) for b in self.chunkify(map(self.do_item, samps)))
     def create_batch(self, b):
         if self.cache is not None: return self._gather(b, self._crop_rng)
         try: return super().create_batch(b)
-        except RuntimeError as e:   # fastai's collate: items of several sizes (the check, which names them first, was skipped)
+        # fastai's collate: items of several sizes (the check, which names them first, was skipped)
+        except RuntimeError as e:
             szs = Counter(tuple(o[0].shape[-2:]) for o in b if hasattr(o[0], 'shape'))
             if len(szs) > 1: raise DataError([sizes_message(szs) + ' (in one batch)']) from e
             raise
     def _gather(self, b, rng:random.Random)->tuple:
         "The batch of items `b` from the cache: whole, or windows drawn from `rng`"
         rows = self.rows[np.asarray(b)]
-        return self.cache.batch(rows) if self.crop is None else self.cache.crops(rows, size_hw(self.crop), self._corners(len(rows), rng))
+        return (self.cache.batch(rows) if self.crop is None
+                else self.cache.crops(rows, size_hw(self.crop), self._corners(len(rows), rng)))
     def _corners(self, n:int, rng:random.Random)->list:
         "(top, left) of `n` windows: random in training (drawn from `rng`), centred in validation"
         (H, W), (h, w) = self.cache.man['shape'][1:], size_hw(self.crop)
-        if h > H or w > W: raise CacheError([f'crop {w}x{h} is larger than the cached images ({W}x{H}): crop smaller, or store larger'])
+        if h > H or w > W: raise CacheError([f'crop {w}x{h} is larger than the cached images ({W}x{H}): crop smaller, '
+                                             'or store larger'])
         if getattr(self.dataset, 'split_idx', 0): return [((H - h) // 2, (W - w) // 2)] * n
         return [(rng.randint(0, H - h), rng.randint(0, W - w)) for _ in range(n)]
     def retain(self, res, b): return super().retain(res, b) if self.cache is None else res
@@ -98,7 +109,7 @@ class CacheDL(TfmdDL):
         if getattr(self, '_pf', None) is None: self._pf = Prefetcher(self.prefetch, self.pin_memory)
         return self._pf(batches)
     def streams_for(self, device):
-        "The device module whose streams copy batches to `device` ahead of the step (`copy_ahead`): the one given, CUDA's for pinned batches to a GPU, or None"
+        "The device module whose streams copy batches to `device` ahead (`copy_ahead`): given, CUDA's, or None"
         if self.streams is not None: return self.streams
         d = None if device is None else torch.device(device)
         return torch.get_device_module(d) if d is not None and d.type == 'cuda' and self.pin_memory else None
@@ -106,11 +117,13 @@ class CacheDL(TfmdDL):
 # %% ../nbs/01c_dls.ipynb #fb5a7fae
 def _cache_kwargs(path:Path, fns:list, label_fn:Callable, item_sz, cache, reader=None, imagery=None)->dict:
     "`dataloaders` arguments that read the items from the cache (`CacheDL`)"
-    if not isinstance(cache, SegCache): cache = seg_cache(path, fns, label_fn, None if cache is True else cache, item_sz, reader=reader, imagery=imagery)
+    if not isinstance(cache, SegCache):
+        cache = seg_cache(path, fns, label_fn, None if cache is True else cache, item_sz, reader=reader,
+                          imagery=imagery)
     want = None if item_sz is None else list(size_hw(item_sz))
     if cache.man['size'] != want:
-        raise ValueError(f"the cache {cache.folder} stores items at {cache.man['size'] or 'native size'}, but item_sz is {item_sz}: "
-                         f"pass the same item_sz, or cache=True to use (or build) the cache for this one")
+        raise ValueError(f"the cache {cache.folder} stores items at {cache.man['size'] or 'native size'}, but item_sz "
+                         f"is {item_sz}: pass the same item_sz, or cache=True to use (or build) the cache for this one")
     return dict(dl_type=CacheDL, cache=cache)
 
 def seg_spec(data, # A data set folder, a data.yaml, or a `DataSpec`
@@ -121,35 +134,38 @@ def seg_spec(data, # A data set folder, a data.yaml, or a `DataSpec`
     "The description `seg_dls` and `train.py` use, with `codes` and `label_fn` given in Python put in"
     spec = data if isinstance(data, DataSpec) else load_data(data, images=images, codes=codes)   # described once
     if label_fn is not None:
-        if len(spec.splits) > 1: raise ValueError(f'label_fn= with the splits {list(spec.splits)} of {spec.file}: give each split its labels: there')
+        if len(spec.splits) > 1: raise ValueError(f'label_fn= with the splits {list(spec.splits)} of {spec.file}: give '
+                                                  'each split its labels: there')
         tr = spec.splits['train']   # a new spec: the caller's is left as it was
-        spec = DataSpec(spec.root, spec.codes, dict(train=DataSplit('train', tr.images, label_fn, tr.lst)), spec.void, spec.ignore,
-                        spec.palette, spec.file, spec.desc)
+        spec = DataSpec(spec.root, spec.codes, dict(train=DataSplit('train', tr.images, label_fn, tr.lst)), spec.void,
+                        spec.ignore, spec.palette, spec.file, spec.desc)
     return spec
 
 # %% ../nbs/01c_dls.ipynb #334a2267
-def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.txt, optional valid.txt), a data.yaml or a `DataSpec`
+def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.txt, valid.txt), a data.yaml or `DataSpec`
             sz:int|tuple=128, # Training size
             bs:int=8, # Batch size (per process under DDP)
             codes:list|None=None, # Class names; default: the description's (`codes.txt`)
             label_fn:Callable|None=None, # Image path -> mask path; default: the description's (`MaskPath`)
-            splitter:Callable|None=None, # Without a `valid` split: default `valid.txt`, else fastai's `RandomSplitter(0.2, seed=42)`
+            splitter:Callable|None=None, # Without a `valid` split: `valid.txt`, else `RandomSplitter(0.2, seed=42)`
             splits:tuple|None=None, # (train, valid) file indices already made and checked (a run's plan): not again
             item_sz:int|tuple|None=None, # Resize items to this size first (for images of different sizes)
             check:bool=True, # Check the splits used first (`check_spec`)
             images:str|None=None, # Image folder of today's layout, relative to the root (default 'images')
             cache=None, # Decode once into a memory-mapped cache: True (in the root), a folder, or a `SegCache`
-            crop:bool=False, # Train on random crops of `sz` at native resolution (validation: centre crops) instead of resizing
-            aug:str|None=None, # Augmentation preset (`aug_presets`: seed, scene, none); default the description's `aug:`, else 'seed'
-            stats:dict|None=None, # Bands at their depth: `band_stats` of the training split, computed when not given (a run computes them once)
-            prefetch:int|None=None, # With a cache: batches the loader's thread makes ahead; default 2 without worker processes (the default there), else 0
+            crop:bool=False, # Train on random crops of `sz` at native resolution (validation: centre crops), no resize
+            aug:str|None=None, # Augmentation preset (`aug_presets`); default the description's `aug:`, else 'seed'
+            stats:dict|None=None, # Bands at their depth: `band_stats` of the training split; default computed here
+            prefetch:int|None=None, # With a cache: batches its thread makes ahead; default 2 without workers, else 0
             **kwargs, # Passed to `DataBlock.dataloaders` (e.g. `num_workers`, `device`)
            )->DataLoaders:
-    "The seed's segmentation `DataLoaders` for the data set `data`: its `train` split, validated on `valid` (or by today's rules)"
+    "The seed's segmentation `DataLoaders` for the data set `data`: its `train` split, validated on `valid`"
     spec = seg_spec(data, codes, label_fn, images)
     use, st = ['train'] + (['valid'] if spec.has_valid else []), {}
     if check: check_spec(spec, splits=use, stats=st)
-    if item_sz is None and not crop and len(st.get('sizes') or {}) > 1: raise DataError([sizes_message(st['sizes'])], str(spec.file or spec.root))   # crops are one size (the cache still needs one)
+    # crops are one size (the cache still needs one)
+    if item_sz is None and not crop and len(st.get('sizes') or {}) > 1:
+        raise DataError([sizes_message(st['sizes'])], str(spec.file or spec.root))
     fns = spec_files(spec)
     if splits is None:
         splits = spec_splitter(spec, fns, splitter)(fns)   # the check's rule: the description's valid: split decides
@@ -157,23 +173,34 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
     splitter = lambda _: splits
     lf, im, aug = spec.label_fn(use), spec.imagery, ifnone(aug, spec.aug or 'seed')
     if cache is not None and cache is not False:
-        kwargs.setdefault('num_workers', 0)   # a gather needs no worker processes: the loader's thread makes the batches (*Feeding a GPU*)
+        # a gather needs no worker processes: the loader's thread makes the batches (*Feeding a GPU*)
+        kwargs.setdefault('num_workers', 0)
         kwargs.update(_cache_kwargs(spec.root, fns, lf, item_sz, cache, spec.reader, im), crop=sz if crop else None,
                       prefetch=ifnone(prefetch, 0 if kwargs['num_workers'] else 2))
     if im.plain:   # 8-bit pictures: fastai's own path, today's batches
-        blocks = (TransformBlock(type_tfms=PILImage.create), TransformBlock(type_tfms=PILMask.create, item_tfms=AddMaskCodes(spec.codes)))   # fastai's image and mask blocks, without their `IntToFloatTensor`: `SegBatch` does it
-        item_tfms, batch_tfms = [*([Resize(item_sz, method='squish')] if item_sz else []), *([RandomCrop(sz)] if crop else [])], [SegBatch(sz, aug)]
+        # fastai's image and mask blocks, without their `IntToFloatTensor`: `SegBatch` does it
+        blocks = (TransformBlock(type_tfms=PILImage.create),
+                  TransformBlock(type_tfms=PILMask.create, item_tfms=AddMaskCodes(spec.codes)))
+        item_tfms, batch_tfms = [*([Resize(item_sz, method='squish')] if item_sz else []),
+                                 *([RandomCrop(sz)] if crop else [])], [SegBatch(sz, aug)]
     else:
         tr = list(L(fns)[splits[0]])
-        stats = ifnone(stats, getattr(spec, 'stats', None)) or band_stats(tr, im.bands, kwargs.get('cache'), nodata=im.nodata)   # a run computes them once (`DataSpec.stats`)
-        blocks = (TransformBlock(type_tfms=BandReader(im.bands)), TransformBlock(type_tfms=mask_from_array, item_tfms=AddMaskCodes(spec.codes)))
+        # a run computes them once (`DataSpec.stats`)
+        stats = (ifnone(stats, getattr(spec, 'stats', None))
+                 or band_stats(tr, im.bands, kwargs.get('cache'), nodata=im.nodata))
+        blocks = (TransformBlock(type_tfms=BandReader(im.bands)),
+                  TransformBlock(type_tfms=mask_from_array, item_tfms=AddMaskCodes(spec.codes)))
         item_tfms = [*([ResizeBands(item_sz)] if item_sz else []), *([CropBands(sz)] if crop else [])]
-        batch_tfms = [SegBatch(sz, aug, Normalize.from_stats(stats['mean'], stats['std'], cuda=False), ScaleBands(stats['lo'], stats['hi'], im.bands))]
-    dblock = DataBlock(blocks=blocks, get_items=lambda _: fns, get_y=GetMask(lf, spec.reader, im.nodata), splitter=splitter, item_tfms=item_tfms, batch_tfms=batch_tfms)
+        batch_tfms = [SegBatch(sz, aug, Normalize.from_stats(stats['mean'], stats['std'], cuda=False),
+                               ScaleBands(stats['lo'], stats['hi'], im.bands))]
+    dblock = DataBlock(blocks=blocks, get_items=lambda _: fns, get_y=GetMask(lf, spec.reader, im.nodata),
+                       splitter=splitter, item_tfms=item_tfms, batch_tfms=batch_tfms)
     kwargs.setdefault('dl_type', CacheDL)   # with a cache or without (`_cache_kwargs` gives it its cache)
-    kwargs.setdefault('device', rank_device())   # under a launcher, the local rank's GPU, made current before anything touches one
+    # under a launcher, the local rank's GPU, made current before anything touches one
+    kwargs.setdefault('device', rank_device())
     kwargs.setdefault('pin_memory', torch.device(kwargs['device']).type == 'cuda')
-    dls = dblock.dataloaders(spec.root, path=spec.root, bs=bs, **kwargs)   # `path`: where the learner saves (fastai's convention)
+    # `path`: where the learner saves (fastai's convention)
+    dls = dblock.dataloaders(spec.root, path=spec.root, bs=bs, **kwargs)
     dls.spec, dls.aug, dls.stats = spec, aug, None if im.plain else stats
     return dls
 
@@ -204,7 +231,8 @@ def default_workers(cuda:bool|None=None, # Training on CUDA; default: whether CU
 # %% ../nbs/01c_dls.ipynb #7a0c11fb
 def _prefetch_job(job:tuple):
     "Runs one epoch's batches into its queue until they end, one fails, or the epoch is stopped"
-    it, out, stop, pin = job   # a full queue blocks the thread: whoever stops the epoch sets `stop`, then empties the queue
+    # a full queue blocks the thread: whoever stops the epoch sets `stop`, then empties the queue
+    it, out, stop, pin = job
     try:
         while not stop.is_set():
             try: b = next(it)
@@ -219,8 +247,9 @@ def _prefetch_loop(jobs:queue.Queue):
     "The thread: one job (an epoch) after another, until its `Prefetcher` is collected (a `None` job)"
     while (job := jobs.get()) is not None: _prefetch_job(job); del job   # holds nothing of the loader between epochs
 
-def _stop_epoch(out:queue.Queue, stop:threading.Event, empty=queue.Empty):   # `empty` bound now: a generator closed at exit still finds it
-    "Stop an epoch's job: the thread stops before its next batch, and is not left blocked on a full queue (one put at most follows)"
+# `empty` bound now: a generator closed at exit still finds it
+def _stop_epoch(out:queue.Queue, stop:threading.Event, empty=queue.Empty):
+    "Stop an epoch's job: the thread stops before its next batch, not left blocked on a full queue (one put at most)"
     stop.set()
     while True:
         try: out.get_nowait()
@@ -231,13 +260,15 @@ class Prefetcher:
     def __init__(self, n:int=2, # Batches made ahead
                  pin:bool=False, # Pin them (page-locked memory, for asynchronous copies to a GPU)
                 ):
-        self.n, self.pin, self.jobs, self.epoch, self.delivered = n, pin, queue.Queue(), None, 0   # `delivered`: batches handed over, all epochs
+        # `delivered`: batches handed over, all epochs
+        self.n, self.pin, self.jobs, self.epoch, self.delivered = n, pin, queue.Queue(), None, 0
         self.thread = threading.Thread(target=_prefetch_loop, args=(self.jobs,), daemon=True, name='segdist-prefetch')
         self.thread.start()
         weakref.finalize(self, self.jobs.put, None)   # the thread ends with its loader
     def __call__(self, batches:Iterable)->Iterator:
-        "The items of `batches`, made by the thread while the caller works on the earlier ones; an epoch still running is stopped first"
-        if self.epoch is not None: _stop_epoch(*self.epoch)   # left suspended, not closed (a kept traceback, an iterator held): it would block the thread
+        "The items of `batches`, made by the thread while the caller works on earlier ones; a running epoch stops first"
+        # left suspended, not closed (a kept traceback, an iterator held): it would block the thread
+        if self.epoch is not None: _stop_epoch(*self.epoch)
         out, stop = queue.Queue(self.n), threading.Event()
         self.epoch = (out, stop)
         self.jobs.put((iter(batches), out, stop, self.pin))
@@ -254,7 +285,7 @@ class Prefetcher:
 
 # %% ../nbs/01c_dls.ipynb #a2c0ffee
 def _ready(b:tuple, ev, cur, device:torch.device)->tuple:
-    "A batch copied on the side stream, for the compute stream `cur`: it waits for the copy on the device (not the host), and the memory is kept until it is done with it"
+    "A batch copied on the side stream, for compute stream `cur`: waited for on the device, its memory kept for it"
     cur.wait_event(ev)
     for t in b:
         if isinstance(t, torch.Tensor) and t.device.type == device.type: t.record_stream(cur)
@@ -262,12 +293,13 @@ def _ready(b:tuple, ev, cur, device:torch.device)->tuple:
 
 def copy_ahead(batches:Iterable, # Batches on the host, pinned (the copy is asynchronous only from pinned memory)
                device, # The accelerator, e.g. 'cuda:1'
-               mod=None, # Its device module (`torch.get_device_module`), whose streams and events are used; tests give a fake one
+               mod=None, # Its device module (`torch.get_device_module`), whose streams and events are used
               )->Iterator:
-    "Each batch copied to `device` on a side stream, the next batch's copy issued before this one is handed over: the copies overlap the steps"
+    "Each batch copied to `device` on a side stream, the next one's copy issued before it is handed over"
     device = torch.device(device)
     mod = ifnone(mod, torch.get_device_module(device))
-    idx = ifnone(device.index, mod.current_device())   # the rank's device (`rank_device`), however the device is spelled
+    # the rank's device (`rank_device`), however the device is spelled
+    idx = ifnone(device.index, mod.current_device())
     side, pending = mod.Stream(idx), None
     try:
         for b in batches:
@@ -276,28 +308,32 @@ def copy_ahead(batches:Iterable, # Batches on the host, pinned (the copy is asyn
             pending, ready = (nb, side.record_event()), pending
             if ready is not None: yield _ready(*ready, mod.current_stream(idx), device)
         if pending is not None: ready, pending = pending, None; yield _ready(*ready, mod.current_stream(idx), device)
-    finally:   # an epoch left early: the copy issued for the next batch is ordered before the compute stream's later work
+    # an epoch left early: the copy issued for the next batch is ordered before the compute stream's later work
+    finally:
         if pending is not None: mod.current_stream(idx).wait_event(pending[1])
 
 # %% ../nbs/01c_dls.ipynb #8d5e35e3
 def epoch_batches(dl, # The loader of the epoch: a `CacheDL`, or the `DistributedDL` around one (chapter 04_distributed)
                  )->Iterator:
-    "One epoch of `dl`'s batches, fed as one process is: gathered ahead by the loader's thread (or its kept worker processes), copied on a side stream, through fastai's batch transforms"
+    "One epoch of `dl`'s batches: gathered ahead (thread or kept workers), copied on a side stream, batch transforms"
     f, nw = dl.feeder, dl.fake_l.num_workers   # the `CacheDL` whose cache, thread and streams feed `dl`
-    if nw and getattr(dl, '_ahead', None) is not None: idxs, dl._ahead = dl._ahead, None   # drawn at the end of the last epoch: the workers started on it
+    # drawn at the end of the last epoch: the workers started on it
+    if nw and getattr(dl, '_ahead', None) is not None: idxs, dl._ahead = dl._ahead, None
     else: dl.randomize(); idxs = None
     dl.before_iter()
     if idxs is None: idxs = dl.get_idxs()
     dl.epoch_idxs = idxs   # the epoch's order, from fastai's hooks (`randomize`, `before_iter`, `get_idxs`)
     if f.cache is not None and f.prefetch and not nw:
-        torch.empty((), dtype=torch.int64).random_()   # the draw of torch's loader iterator (its base seed): the run's random stream is as without the thread
+        # the draw of torch's loader iterator (its base seed): the run's random stream is as without the thread
+        torch.empty((), dtype=torch.int64).random_()
         batches = f.prefetcher(dl.create_batches(dl.sample()))
     elif nw: batches = _then_next_epoch(dl, kept_workers(dl, idxs))
     else: batches = _loaders[True](dl.fake_l)   # fastai's: torch's single-process iterator
     if (mod := f.streams_for(dl.device)) is not None: batches = copy_ahead(batches, dl.device, mod)
     for b in batches:
         if type(b) == list: b = tuple(b)   # pinning makes tuples lists (as fastai notes)
-        if dl.device is not None: b = to_device(b, dl.device, non_blocking=True)   # (batches `copy_ahead` copied are there already)
+        # (batches `copy_ahead` copied are there already)
+        if dl.device is not None: b = to_device(b, dl.device, non_blocking=True)
         yield dl.after_batch(b)
     dl.after_iter()
     if hasattr(dl, 'it'): del dl.it
@@ -305,25 +341,28 @@ def epoch_batches(dl, # The loader of the epoch: a `CacheDL`, or the `Distribute
 # %% ../nbs/01c_dls.ipynb #35d71f12
 def kept_workers(dl, # A loader with worker processes (`num_workers` > 0)
                  idxs:list, # The epoch's order (this rank's share under DDP)
-                 ahead:bool=False, # Start the workers on an epoch not asked for yet (the next one, at the end of this one)
+                 ahead:bool=False, # Start the workers on an epoch not asked for yet (the next, at the end of this one)
                 )->Iterator:
-    "The epoch's batches from `dl`'s worker processes, started at its first epoch and kept: each later epoch's order reaches them through shared memory"
+    "The epoch's batches from `dl`'s worker processes, started at its first epoch and kept (orders by shared memory)"
     w = getattr(dl, '_workers', None)
     if w is None or len(dl._order) != len(idxs):
-        dl._order = torch.tensor(list(idxs), dtype=torch.int64).share_memory_()   # before the fork: the workers map the same memory
+        # before the fork: the workers map the same memory
+        dl._order = torch.tensor(list(idxs), dtype=torch.int64).share_memory_()
         dl.fake_l.persistent_workers = True
-        w = dl._workers = _loaders[False](dl.fake_l)   # torch's multi-process iterator: forks the workers now (and draws its base seed)
+        # torch's multi-process iterator: forks the workers now (and draws its base seed)
+        w = dl._workers = _loaders[False](dl.fake_l)
     elif getattr(dl, '_started', None) is not idxs:   # not started ahead on this order
         dl._order.copy_(torch.as_tensor(list(idxs), dtype=torch.int64))
         w._reset(dl.fake_l)   # torch's persistent workers: each worker starts the epoch again, reading `epoch_sample`
-        if not ahead: torch.empty((), dtype=torch.int64).random_()   # the draw a new iterator makes (its base seed): the run's random stream is as with workers forked each epoch
+        # the draw a new iterator makes (its base seed): the run's random stream is as with workers forked each epoch
+        if not ahead: torch.empty((), dtype=torch.int64).random_()
     else: torch.empty((), dtype=torch.int64).random_()
     dl._started = idxs
     return w
 
 # %% ../nbs/01c_dls.ipynb #698b68a7
 def _then_next_epoch(dl, batches:Iterator)->Iterator:
-    "The epoch's `batches` from kept workers; before the last is handed over, the next epoch's order is drawn (as fastai would at its start) and the workers start on it"
+    "The epoch's `batches` from kept workers; before the last is handed over, the workers start on the next epoch"
     it = iter(batches)
     try: prev = next(it)
     except StopIteration: return
@@ -340,7 +379,8 @@ def epoch_sample(dl)->Iterator:
 # %% ../nbs/01c_dls.ipynb #99e33b2d
 def close_workers(dl):
     "Stop the worker processes `dl` keeps (they start again at its next epoch)"
-    for k in ('_workers', '_order', '_started', '_ahead'): dl.__dict__.pop(k, None)   # torch's iterator shuts its workers down when it goes
+    # torch's iterator shuts its workers down when it goes
+    for k in ('_workers', '_order', '_started', '_ahead'): dl.__dict__.pop(k, None)
 
 # %% ../nbs/01c_dls.ipynb #008464ed
 @patch

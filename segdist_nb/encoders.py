@@ -28,11 +28,13 @@ def timm_name(arch:str|Callable, # A torchvision function, a name, or 'timm:NAME
     if callable(arch): return None
     arch = str(arch)
     if arch.startswith('timm:'): name = arch[5:]
-    elif getattr(torchvision.models, arch, None) in model_meta: return None   # the torchvision models fastai knows how to cut and split
+    # the torchvision models fastai knows how to cut and split
+    elif getattr(torchvision.models, arch, None) in model_meta: return None
     else: name = arch
     if not timm.is_model(name):
-        raise ValueError(f"arch {arch!r} is neither a torchvision model nor a timm model: e.g. resnet34, convnext_tiny, "
-                         f"efficientnet_b0, regnety_016 (timm.list_models('convnext*') lists timm's) (--arch, arch=)")
+        raise ValueError(f"arch {arch!r} is neither a torchvision model nor a timm model: e.g. resnet34, "
+                         "convnext_tiny, efficientnet_b0, regnety_016 (timm.list_models('convnext*') lists timm's) "
+                         "(--arch, arch=)")
     return name
 
 # %% ../nbs/02c_encoders.ipynb #2c432448
@@ -46,24 +48,28 @@ def timm_chain(model:nn.Module, # A timm model, with `feature_info`
     "The model's modules up to its last feature stage, in order (the modules of timm's `FeatureListNet`)"
     idx = tuple(range(len(model.feature_info)))
     for flat in (True, False):
-        try: chain = nn.Sequential(OrderedDict(timm.models.FeatureListNet(model, out_indices=idx, flatten_sequential=flat).items()))
+        try: chain = nn.Sequential(OrderedDict(timm.models.FeatureListNet(model, out_indices=idx,
+                                                                          flatten_sequential=flat).items()))
         except AssertionError: continue   # timm's: the feature modules are not top-level modules under this flattening
         try: sizes = model_sizes(chain, (64, 64))
         except Exception: break           # e.g. a ViT's fixed input size
         if all(len(s) == 4 for s in sizes): return chain
         break                             # tokens, not feature maps
-    raise ValueError(f'timm model {model.default_cfg.get("architecture")}: its feature stages are not a chain of modules, which the '
-                     f'U-Net needs: choose a CNN encoder (a ResNet, ConvNeXt, EfficientNet, RegNet...) (--arch, arch=)')
+    raise ValueError(f'timm model {model.default_cfg.get("architecture")}: its feature stages are not a chain of '
+                     'modules, which the U-Net needs: choose a CNN encoder (a ResNet, ConvNeXt, EfficientNet, '
+                     'RegNet...) (--arch, arch=)')
 
 # %% ../nbs/02c_encoders.ipynb #49367a6f
 def read_weights(fn:Path|str, # A state dict, a timm checkpoint or a safetensors file
                 )->dict:
-    "The state dict in `fn`, read by timm's reader (its checkpoints' keys, 'module.' prefixes, safetensors); clear errors otherwise"
+    "The state dict in `fn`, read by timm's reader (checkpoints' keys, 'module.' prefixes, safetensors); clear errors"
     fn = Path(fn)
-    if not fn.is_file(): raise FileNotFoundError(f'pretrained weights file {fn} does not exist: give the path of a saved state dict '
-                                                 f'or timm checkpoint of the encoder, or pretrained=False (--pretrained)')
+    if not fn.is_file(): raise FileNotFoundError(f'pretrained weights file {fn} does not exist: give the path of a '
+                                                 'saved state dict or timm checkpoint of the encoder, or '
+                                                 'pretrained=False (--pretrained)')
     try: return timm.models.load_state_dict(str(fn), weights_only=True)
-    except Exception as e: raise ValueError(f'{fn} cannot be read as weights ({type(e).__name__}: {str(e)[:200]})') from None
+    except Exception as e:
+        raise ValueError(f'{fn} cannot be read as weights ({type(e).__name__}: {str(e)[:200]})') from None
 
 # %% ../nbs/02c_encoders.ipynb #b5d35e8a
 def load_timm(model:nn.Module, # A timm model built with `pretrained=False`
@@ -74,18 +80,20 @@ def load_timm(model:nn.Module, # A timm model built with `pretrained=False`
     sd, own = read_weights(fn), model.state_dict()
     keys = ifnone(keys, list(own))
     sd = adapt_in_chans(sd, own)
-    check_fit(sd, own, keys, f"{fn} does not fit timm model {model.default_cfg.get('architecture', type(model).__name__)}")
+    check_fit(sd, own, keys, f"{fn} does not fit timm model "
+                             f"{model.default_cfg.get('architecture', type(model).__name__)}")
     model.load_state_dict({k: sd[k] for k in keys}, strict=False)
 
 # %% ../nbs/02c_encoders.ipynb #5b171f75
 def adapt_in_chans(sd:dict, # The file's state dict (an RGB model's)
                    own:dict, # The model's, whose first convolution takes another number of bands
                   )->dict:
-    "`sd` with its first convolution's weights adapted to the model's input bands as timm does (`adapt_input_conv`): summed for one band, repeated and scaled for more"
+    "`sd` with its first convolution's weights adapted to the model's input bands as timm does (`adapt_input_conv`)"
     out = dict(sd)
     for k, w in sd.items():
         o = own.get(k)
-        if o is not None and w.ndim == 4 and o.ndim == 4 and w.shape[1] == 3 and o.shape[1] != 3 and w.shape[0] == o.shape[0] and w.shape[2:] == o.shape[2:]:
+        if (o is not None and w.ndim == 4 and o.ndim == 4 and w.shape[1] == 3 and o.shape[1] != 3
+            and w.shape[0] == o.shape[0] and w.shape[2:] == o.shape[2:]):
             out[k] = timm.models.adapt_input_conv(o.shape[1], w)
     return out
 
@@ -95,13 +103,15 @@ def check_fit(sd:dict, # The file's state dict
               keys:list, # The keys of `own` that the file must fill
               what:str, # The start of the message, e.g. 'FILE does not fit timm model NAME'
              ):
-    "Raise a `ValueError` naming the first mismatched keys when `sd` cannot fill `keys`: missing, of another shape, or not the model's"
+    "Raise a `ValueError` naming the first mismatched keys when `sd` cannot fill `keys` (missing, other shape, extra)"
     miss = [k for k in keys if k not in sd]
-    shape = [f'{k} {tuple(sd[k].shape)} in the file, {tuple(own[k].shape)} in the model' for k in keys if k in sd and sd[k].shape != own[k].shape]
+    shape = [f'{k} {tuple(sd[k].shape)} in the file, {tuple(own[k].shape)} in the model'
+             for k in keys if k in sd and sd[k].shape != own[k].shape]
     extra = [k for k in sd if k not in own]
     if miss or shape or extra:
         raise ValueError(f'{what}: ' + '; '.join(f'{w} {o[:3]}{" ..." if len(o) > 3 else ""}'
-                         for w, o in [('missing keys', miss), ('shapes differ:', shape), ('keys the model does not have', extra)] if o))
+                         for w, o in [('missing keys', miss), ('shapes differ:', shape),
+                                      ('keys the model does not have', extra)] if o))
 
 # %% ../nbs/02c_encoders.ipynb #46acd046
 def timm_body(name:str, # A timm model name
@@ -114,7 +124,8 @@ def timm_body(name:str, # A timm model name
     if pretrained is not None:
         mine = {id(t) for t in chain.state_dict(keep_vars=True).values()}    # the chain shares the model's modules
         load_timm(model, pretrained, [k for k, t in model.state_dict(keep_vars=True).items() if id(t) in mine])
-    chain.stats = model.pretrained_cfg.get('mean'), model.pretrained_cfg.get('std')    # the normalisation its weights were trained with
+    # the normalisation its weights were trained with
+    chain.stats = model.pretrained_cfg.get('mean'), model.pretrained_cfg.get('std')
     return chain
 
 # %% ../nbs/02c_encoders.ipynb #53a36ad0
@@ -132,9 +143,10 @@ def timm_unet(name:str, # A timm model name
               n_in:int=3, # Input channels
               **kwargs, # Passed to `DynamicUnet` (e.g. `self_attention=True`)
              )->tuple:
-    "(`DynamicUnet` on a timm encoder, the number of encoder modules in its first parameter group (strides up to 8), the encoder's (mean, std))"
+    "(`DynamicUnet` on a timm encoder, the count of encoder modules in group 1 (strides to 8), the encoder's stats)"
     body = timm_body(name, pretrained, n_in)
     strides = [img_size[-1] / s[-1] for s in model_sizes(body, img_size)]
     at = sum(s <= 8 for s in strides)
-    model = DynamicUnet(nn.Sequential(*body.children()), n_out, img_size, **kwargs)   # fastai's own encoders are index-named too
+    # fastai's own encoders are index-named too
+    model = DynamicUnet(nn.Sequential(*body.children()), n_out, img_size, **kwargs)
     return model, at, body.stats

@@ -32,8 +32,8 @@ def class_slot(tmpl:str, # A mask template with `{class}`
         name = parts[-1]
         stem = name[:-len('{suffix}')] if name.endswith('{suffix}') else name.rpartition('.')[0]
         if stem.endswith('{class}'): return 'suffix'
-    raise DataError([f"{where}: labels: {tmpl!r}: give the class once, as a folder (masks/{{class}}/{{stem}}.png) or at the end "
-                     f"of the file's stem (masks/{{stem}}_{{class}}.png)"])
+    raise DataError([f"{where}: labels: {tmpl!r}: give the class once, as a folder (masks/{{class}}/{{stem}}.png) or "
+                     f"at the end of the file's stem (masks/{{stem}}_{{class}}.png)"])
 
 # %% ../nbs/00bb_multilabel.ipynb #98800145
 def class_paths(fn:Path|str, # The mask of the first class (`{class}` as `codes[0]`)
@@ -63,13 +63,14 @@ def from_bits(bits:np.ndarray, # (..., H, W) bit flags
 
 def ml_names(codes:list, # Class names, in bit order
             )->list: # 2**n names
-    "A name for each value of the bit flags: the classes it holds joined by '+', 'none' for 0 (a palette of one colour each)"
+    "A name for each value of the bit flags: the classes it holds joined by '+', 'none' for 0 (one palette colour each)"
     return ['+'.join(c for i, c in enumerate(codes) if v >> i & 1) or 'none' for v in range(1 << len(codes))]
 
 # %% ../nbs/00bb_multilabel.ipynb #72c8c264
 def _plane(fn:Path)->np.ndarray:
     "A class's mask: nonzero in any channel"
-    if not fn.is_file(): raise MaskError(f'mask {fn} is missing: every class needs its mask (multilabel: files), add it')
+    if not fn.is_file():
+        raise MaskError(f'mask {fn} is missing: every class needs its mask (multilabel: files), add it')
     a = read_image(fn)
     return (a != 0).any(-1)
 
@@ -81,62 +82,71 @@ class LabelsReader:
                  slot:str|None=None, # With 'files': where the class is in the path (`class_slot`)
                  where:str='data.yaml', # Where the classes come from, for messages
                 ):
-        if layout not in ml_layouts: raise DataError([f'{where}: multilabel: {layout!r}: choose one of {", ".join(ml_layouts)}'])
+        if layout not in ml_layouts: raise DataError([f'{where}: multilabel: {layout!r}: choose one of '
+                                                      f'{", ".join(ml_layouts)}'])
         if not 1 <= len(codes) <= ml_max:
-            raise DataError([f'{where}: {len(codes)} classes for multi-label masks: give 1 to {ml_max} (bit flags in one byte)'])
+            raise DataError([f'{where}: {len(codes)} classes for multi-label masks: give 1 to {ml_max} (bit flags in '
+                             'one byte)'])
         self.codes, self.n, self.layout, self.slot, self.where = list(codes), len(codes), layout, slot, where
     def read(self, fn:Path|str, # The mask (with 'files', the first class's)
              counts:dict|None=None, # Adds 'pixels' read
             )->np.ndarray:
-        "The bit flags of mask `fn`; `MaskError` naming the file when the masks disagree with each other or with the classes"
+        "The bit flags of mask `fn`; a `MaskError` naming the file if masks disagree with each other or the classes"
         fn = Path(fn)
         if self.layout == 'files':
             fns = class_paths(fn, self.codes, self.slot)
             planes = [_plane(f) for f in fns]
             for f, p in zip(fns[1:], planes[1:]):
                 if p.shape != planes[0].shape:
-                    raise MaskError(f'mask {f} is {p.shape[1]}x{p.shape[0]} but {fns[0]} is {planes[0].shape[1]}x{planes[0].shape[0]}: '
-                                    f'the masks of an image are one size: resize it (nearest neighbour)')
+                    raise MaskError(f'mask {f} is {p.shape[1]}x{p.shape[0]} but {fns[0]} is '
+                                    f'{planes[0].shape[1]}x{planes[0].shape[0]}: the masks of an image are one size: '
+                                    'resize it (nearest neighbour)')
             out = to_bits(np.stack(planes))
         else:
             a = read_image(fn)
             if self.layout == 'bands':
                 if a.shape[-1] != self.n:
-                    raise MaskError(f'mask {fn} has {a.shape[-1]} band(s) for the {self.n} classes of {self.where}: give one band per class, '
-                                    f'in the order of names:')
+                    raise MaskError(f'mask {fn} has {a.shape[-1]} band(s) for the {self.n} classes of {self.where}: '
+                                    'give one band per class, in the order of names:')
                 out = to_bits(np.moveaxis(a, -1, 0))
             else:
-                if a.shape[-1] != 1: raise MaskError(f'mask {fn} has {a.shape[-1]} bands: bit flags are one band (multilabel: bits)')
+                if a.shape[-1] != 1: raise MaskError(f'mask {fn} has {a.shape[-1]} bands: bit flags are one band '
+                                                     '(multilabel: bits)')
                 a = a[..., 0].astype(np.int64)
                 bad = (a < 0) | ((a >= 1 << self.n) & (a != ignore_index))
                 if bad.any():
-                    raise MaskError(f'mask {fn} has values {np.unique(a[bad])[:8].tolist()} beyond the bits of the {self.n} classes of '
-                                    f'{self.where} (0..{(1 << self.n) - 1}; {ignore_index} ignored): fix the mask or add the classes')
+                    raise MaskError(f'mask {fn} has values {np.unique(a[bad])[:8].tolist()} beyond the bits of the '
+                                    f'{self.n} classes of {self.where} (0..{(1 << self.n) - 1}; {ignore_index} '
+                                    'ignored): fix the mask or add the classes')
                 out = a.astype(np.uint8)
         if counts is not None: counts['pixels'] = counts.get('pixels', 0) + int(out.size)
         return out
     def __call__(self, fn:Path|str)->np.ndarray: return self.read(fn)
-    def __repr__(self): return f'LabelsReader({self.codes}, {self.layout!r}' + (f', {self.slot!r}' if self.slot else '') + ')'
+    def __repr__(self):
+        return f'LabelsReader({self.codes}, {self.layout!r}' + (f', {self.slot!r}' if self.slot else '') + ')'
 
 # %% ../nbs/00bb_multilabel.ipynb #e377679d
 def ml_desc(d:dict, # A description (`data.yaml`) with `multilabel:`
             codes:list, # Its class names
             labels:str, # Its mask template (`labels:`, or --labels)
             where:str='data.yaml', # The file, for messages
-           )->tuple: # (`labels` and the splits of `d` with `{class}` the first class, the class's place in the path or None)
+           )->tuple: # (`labels`, `d`'s splits, with `{class}` the first class; the class's place in the path or None)
     "Check a multi-label description; its mask templates with the first class's name for `{class}`"
     lay = d['multilabel']
     bad = [k for k in ('palette', 'tolerance', 'void', 'ignore') if k in d]
-    if bad: raise DataError([f'{where}: {", ".join(bad)}: not for multi-label masks (multilabel: {lay}): a pixel is each class or not; remove it'])
+    if bad: raise DataError([f'{where}: {", ".join(bad)}: not for multi-label masks (multilabel: {lay}): a pixel is '
+                             'each class or not; remove it'])
     LabelsReader(codes, lay, where=where)   # the layout and the number of classes
     own = [d[s]['labels'] for s in ('train', 'valid', 'test') if isinstance(d.get(s), dict) and 'labels' in d[s]]
     top = 'train' not in d or len(own) < sum(s in d for s in ('train', 'valid', 'test'))   # a split reads `labels`
     tmpls = [labels] * top + own
     if lay != 'files':
-        if any('{class}' in t for t in tmpls): raise DataError([f'{where}: labels: {{class}} is for one mask per class (multilabel: files), not {lay}'])
+        if any('{class}' in t for t in tmpls): raise DataError([f'{where}: labels: {{class}} is for one mask per class '
+                                                                f'(multilabel: files), not {lay}'])
         return labels, d, None
     slots = {class_slot(t, where) for t in tmpls}
-    if len(slots) > 1: raise DataError([f"{where}: labels: the class is a folder in some splits' templates and a name's end in others: give one way"])
+    if len(slots) > 1: raise DataError([f"{where}: labels: the class is a folder in some splits' templates and a "
+                                        "name's end in others: give one way"])
     sub = lambda t: t.replace('{class}', codes[0])
     d = {k: dict(v, labels=sub(v['labels'])) if isinstance(v, dict) and 'labels' in v else v for k, v in d.items()}
     return sub(labels) if top else labels, d, slots.pop()
@@ -156,14 +166,17 @@ def find_multilabel(root:Path|str, # A data set folder without data.yaml
         for sfx in ('.png', '.tif', fns[0].suffix):   # a folder per class, masks named as the images
             cls = [c for c in subs if all((m/c/(f.stem + sfx)).is_file() for f in fns)]
             if len(cls) > 1:
-                return (dict(names=cls, multilabel='files', labels=f'{m.name}/{{class}}/{{stem}}{sfx}', train=dict(images=images)),
+                return (dict(names=cls, multilabel='files', labels=f'{m.name}/{{class}}/{{stem}}{sfx}',
+                             train=dict(images=images)),
                         [f'layout: multi-label masks, a folder per class in {m.name}/ ({", ".join(cls)})',
                          f'train: {len(image_files(img, quiet=True))} images ({images})'])
         ends = Counter(o.stem[len(f.stem) + 1:] + o.suffix for f in fns for o in m.glob(f'{f.stem}_*') if o.is_file())
         cls = sorted({e.rsplit('.', 1)[0] for e, k in ends.items() if k == len(fns)})
         if len(cls) > 1 and len({e.rsplit('.', 1)[1] for e in ends if e.rsplit('.', 1)[0] in cls}) == 1:
             sfx = '.' + first(e for e in ends if e.rsplit('.', 1)[0] in cls).rsplit('.', 1)[1]
-            return (dict(names=cls, multilabel='files', labels=f'{m.name}/{{stem}}_{{class}}{sfx}', train=dict(images=images)),
-                    [f'layout: multi-label masks, one per class named {{stem}}_{{class}}{sfx} in {m.name}/ ({", ".join(cls)})',
+            return (dict(names=cls, multilabel='files', labels=f'{m.name}/{{stem}}_{{class}}{sfx}',
+                         train=dict(images=images)),
+                    [f'layout: multi-label masks, one per class named {{stem}}_{{class}}{sfx} in {m.name}/ '
+                     f'({", ".join(cls)})',
                      f'train: {len(image_files(img, quiet=True))} images ({images})'])
     return None

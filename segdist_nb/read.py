@@ -53,18 +53,21 @@ def image_files(path:Path|str, # A folder
                 recurse:bool=True, # Also in its subfolders
                 quiet:bool=False, # Say nothing of the folders left out
                )->L:
-    "fastai's `get_image_files`, reading each real folder once (links back to a folder already visited are not followed) and never an output folder of this library"
+    "fastai's `get_image_files`, reading each real folder once (links to one seen not followed), no output folder"
     path, res, left = Path(path), [], []
-    here = {os.path.realpath(p) for p, _, _ in os.walk(path)} if recurse else set()   # the folders reached without following a link
+    # the folders reached without following a link
+    here = {os.path.realpath(p) for p, _, _ in os.walk(path)} if recurse else set()
     claimed = {os.path.realpath(path)}
     for p, ds, fs in os.walk(path, followlinks=True):
         keep = []
         for d in ds:
             if d.startswith('.'): continue
             full = os.path.join(p, d)
-            if is_output(full): left.append(f'{full} holds the outputs of {_by(full)} ({output_marker}): not read as input'); continue
+            if is_output(full):
+                left.append(f'{full} holds the outputs of {_by(full)} ({output_marker}): not read as input'); continue
             real = os.path.realpath(full)
-            if real in claimed or (os.path.islink(full) and real in here): left.append(f'{full} is a link to {real}, read once where it is: not followed'); continue
+            if real in claimed or (os.path.islink(full) and real in here):
+                left.append(f'{full} is a link to {real}, read once where it is: not followed'); continue
             claimed.add(real); keep.append(d)
         ds[:] = sorted(keep)
         res += [Path(p)/f for f in fs if not f.startswith('.') and os.path.splitext(f)[1].lower() in image_extensions]
@@ -77,7 +80,8 @@ def image_files(path:Path|str, # A folder
 class DataError(ValueError):
     "Problems found in a data set: `problems` lists every one, each naming the file and the fix"
     def __init__(self, problems:list, where:str=''):
-        self.problems = [problems] if isinstance(problems, str) else list(problems)   # one message (e.g. re-raised from a loader worker) or a list
+        # one message (e.g. re-raised from a loader worker) or a list
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
         head = f'{len(self.problems)} problem(s) in the data set{" " + where if where else ""}:'
         super().__init__('\n'.join([head] + [f'  - {p}' for p in self.problems]))
 
@@ -124,7 +128,8 @@ class MaskPath:
             except ValueError: pass
         return Path(self.path)/tmpl.format(stem=stem, suffix=o.suffix, name=o.name, dir=d)
     def __repr__(self):
-        more = (f', images={str(self.images)!r}' if self.images is not None else '') + (f', strip={self.strip!r}' if self.strip else '')
+        more = ((f', images={str(self.images)!r}' if self.images is not None else '')
+                + (f', strip={self.strip!r}' if self.strip else ''))
         return f'MaskPath({str(self.path)!r}, {self.tmpl!r}{more})'
 
 # %% ../nbs/00_read.ipynb #bb05f06d
@@ -136,7 +141,8 @@ class SplitMasks:
         o = Path(o)
         for f in self.fns:
             if f.images is None or Path(f.images) in o.parents: return f(o)
-        raise ValueError(f'{o} is in none of the image folders {[str(f.images) for f in self.fns]}: it belongs to no split')
+        raise ValueError(f'{o} is in none of the image folders {[str(f.images) for f in self.fns]}: it belongs to no '
+                         'split')
     def __repr__(self): return f'SplitMasks({self.fns!r})'
 
 # %% ../nbs/00_read.ipynb #e5c3dcf9
@@ -149,7 +155,8 @@ class ReplaceInPath:
     def __repr__(self): return f'ReplaceInPath({self.old!r}, {self.new!r})'
 
 # %% ../nbs/00_read.ipynb #b93070df
-ignore_index = 255   # what `MaskReader` makes of ignored pixels; the loss's `ignore_index` and beyond every metric's classes
+# what `MaskReader` makes of ignored pixels; the loss's `ignore_index` and beyond every metric's classes
+ignore_index = 255
 
 class MaskError(ValueError):
     "A mask that cannot be read as class indices: the message names the file and the fix"
@@ -158,7 +165,8 @@ class MaskError(ValueError):
 _bad_mask_modes = {'CMYK', 'YCbCr', 'LAB', 'HSV'}
 _colour_modes = {'RGB', 'RGBA'}
 
-def _rgb_key(a:np.ndarray)->np.ndarray: return (a[..., 0].astype(np.int64) << 16) | (a[..., 1].astype(np.int64) << 8) | a[..., 2]
+def _rgb_key(a:np.ndarray)->np.ndarray:
+    return (a[..., 0].astype(np.int64) << 16) | (a[..., 1].astype(np.int64) << 8) | a[..., 2]
 
 def palette_colours(palette:list, # One entry per class: a grey level (0..255) or an [r, g, b] colour
                    )->np.ndarray: # (n, 3) int64
@@ -173,10 +181,11 @@ def palette_colours(palette:list, # One entry per class: a grey level (0..255) o
 def nearest_colour(rgb:np.ndarray, # (k, 3) colours
                    cols:np.ndarray, # (m, 3) palette colours
                   )->tuple: # (index of the nearest palette colour, its difference), each (k,)
-    "Each colour's nearest palette colour by the largest difference of a channel (grey levels for greys), ties by the RGB distance"
+    "Each colour's nearest palette colour by the largest difference of a channel (grey: levels), ties by RGB distance"
     d = np.abs(rgb[:, None, :].astype(np.int64) - cols[None].astype(np.int64))
     dmax = d.max(-1)
-    j = (dmax * 200000 + (d * d).sum(-1)).argmin(1)   # 3 * 255**2 < 200000: the largest difference first, then the distance
+    # 3 * 255**2 < 200000: the largest difference first, then the distance
+    j = (dmax * 200000 + (d * d).sum(-1)).argmin(1)
     return j, dmax[np.arange(len(rgb)), j]
 
 def _tol(t)->str: return 'nearest' if t == 'nearest' else f'{t:g}'
@@ -184,9 +193,9 @@ def _tol(t)->str: return 'nearest' if t == 'nearest' else f'{t:g}'
 # %% ../nbs/00_read.ipynb #afb77643
 def lossy_palette(counts:dict, # Pixel count of each value: a grey level, or an (r, g, b) colour
                   radius:int=24, # Values within this many levels (in every channel) of a peak are its noise
-                  min_share:float=0.005, # A peak holds at least this share of the pixels, and 3 times the pixels of any value around it
-                 )->dict|None: # palette, tolerance, and how many pixels it moves; None when the values are not few peaks with noise
-    "The classes of lossy masks: the few dense values (peaks) are the palette, the sparse values around and between them noise"
+                  min_share:float=0.005, # A peak's least share of the pixels (and 3 times any value around it)
+                 )->dict|None: # palette, tolerance, pixels it moves; None when the values are not few peaks with noise
+    "The classes of lossy masks: the few dense values (peaks) are the palette, the sparse values around them noise"
     if not counts: return None
     keys = list(counts)
     grey_in = not isinstance(keys[0], tuple)
@@ -197,51 +206,62 @@ def lossy_palette(counts:dict, # Pixel count of each value: a grey level, or an 
     for i in np.flatnonzero(n >= min_share * tot):   # the most frequent value first
         c, k = cols[i], n[i]
         near = np.abs(np.array(cen) - c).max(1) if cen else np.array([radius + 1])
-        if near.min() <= radius:   # near a peak: its noise, much rarer than it (a dense neighbour is a class of index masks: 0, 1, 2, ...)
+        # near a peak: its noise, much rarer than it (a dense neighbour is a class of index masks: 0, 1, 2, ...)
+        if near.min() <= radius:
             if k >= 0.25 * top[int(near.argmin())]: return None
             continue
         d = np.abs(cols - c).max(1)
-        if ((d > 0) & (d <= radius) & (3 * n > k)).any(): continue   # no peak: values around it nearly as frequent (a soft edge's levels)
+        # no peak: values around it nearly as frequent (a soft edge's levels)
+        if ((d > 0) & (d <= radius) & (3 * n > k)).any(): continue
         cen.append(tuple(int(v) for v in c)); top.append(int(k))
     if not cen or len(cen) == len(keys): return None
     cen = np.array(cen, np.int64)
-    cen = np.array(sorted(map(tuple, np.where(cen <= 8, 0, np.where(cen >= 247, 255, cen)).tolist())), np.int64)   # JPEG's black is often 1, its white 254: 0 and 255 meant
+    # JPEG's black is often 1, its white 254: 0 and 255 meant
+    cen = np.array(sorted(map(tuple, np.where(cen <= 8, 0, np.where(cen >= 247, 255, cen)).tolist())), np.int64)
     j, d = nearest_colour(cols, cen)
     need = int(d.max())
     grey = bool((cen == cen[:, :1]).all())
     pal = [int(c[0]) for c in cen] if grey else [[int(v) for v in c] for c in cen]
     return dict(palette=pal, tolerance='nearest' if need > radius else need, values=len(keys), pixels=tot,
-                moved=int(n[d > 0].sum()), far=int(n[d > radius].sum()), shares=[float(n[(j == i) & (d <= radius)].sum() / tot) for i in range(len(cen))])
+                moved=int(n[d > 0].sum()), far=int(n[d > radius].sum()),
+                shares=[float(n[(j == i) & (d <= radius)].sum() / tot) for i in range(len(cen))])
 
 # %% ../nbs/00_read.ipynb #d58dc1d1
 def _fits(a:np.ndarray, n:int)->str:
     "The palette: (and tolerance:) lines that map the values of index mask `a` to `n` classes, when they fit"
     vals = np.unique(a).tolist()
-    if 1 < len(vals) <= n: return f' They look like grey levels, one per class: add palette: [{", ".join(map(str, vals))}] to data.yaml.'
+    if 1 < len(vals) <= n:
+        return f' They look like grey levels, one per class: add palette: [{", ".join(map(str, vals))}] to data.yaml.'
     fit = lossy_palette(Counter(dict(zip(*[o.tolist() for o in np.unique(a, return_counts=True)]))))
     if fit is None or not 1 < len(fit['palette']) <= n: return ''
-    return (f" They look like {len(fit['palette'])} grey levels with compression noise around them (a lossy mask, e.g. JPEG): add "
-            f"palette: {json.dumps(fit['palette'])} and tolerance: {fit['tolerance']} to data.yaml.")
+    return (f" They look like {len(fit['palette'])} grey levels with compression noise around them (a lossy mask, e.g. "
+            f"JPEG): add palette: {json.dumps(fit['palette'])} and tolerance: {fit['tolerance']} to data.yaml.")
 
 class MaskReader:
     "Read a mask file as an (H, W) uint8 array of class indices 0..n-1, with `ignore_index` where it is to be ignored"
     def __init__(self, n:int, # Number of classes
-                 palette:list|np.ndarray|None=None, # One entry per class, a grey level or an RGB colour, for masks coded by what they show
+                 palette:list|np.ndarray|None=None, # Per class a grey level or RGB colour, for masks coded by colour
                  ignore:list=(), # Pixel values (index masks) or RGB colours (colour masks) that are no class
                  where:str='codes.txt', # Where the classes come from, for messages
-                 tolerance:float|str=0, # With a palette, for lossy (JPEG) masks: a pixel takes the palette colour whose every channel is within this many levels of its own; 'nearest': every pixel the nearest palette colour
+                 tolerance:float|str=0, # Lossy (JPEG) masks' levels per channel from a palette colour, or 'nearest'
                 ):
         self.n, self.where = int(n), where
         self.ignore = [o if isinstance(o, (int, np.integer)) else tuple(int(v) for v in o) for o in ignore]
         self.palette = None if palette is None else palette_colours(palette)
-        if self.n > ignore_index: raise ValueError(f'{self.n} classes: at most {ignore_index} fit in 8-bit masks with an ignore value')
+        if self.n > ignore_index: raise ValueError(f'{self.n} classes: at most {ignore_index} fit in 8-bit masks with '
+                                                   'an ignore value')
         if self.palette is not None and len(self.palette) != self.n:
-            raise ValueError(f'the palette has {len(self.palette)} colours for {self.n} classes: give one colour per class')
-        if not (tolerance == 'nearest' or (isinstance(tolerance, (int, float, np.number)) and not isinstance(tolerance, bool) and tolerance >= 0)):
-            raise ValueError(f"tolerance {tolerance!r}: give a number of levels of 0 or more (per channel), or 'nearest'")
-        if tolerance and self.palette is None: raise ValueError(f'tolerance {tolerance}: a tolerance needs a palette (palette:)')
+            raise ValueError(f'the palette has {len(self.palette)} colours for {self.n} classes: give one colour per '
+                             'class')
+        if not (tolerance == 'nearest' or (isinstance(tolerance, (int, float, np.number))
+                                           and not isinstance(tolerance, bool) and tolerance >= 0)):
+            raise ValueError(f"tolerance {tolerance!r}: give a number of levels of 0 or more (per channel), or "
+                             "'nearest'")
+        if tolerance and self.palette is None: raise ValueError(f'tolerance {tolerance}: a tolerance needs a palette '
+                                                                '(palette:)')
         self.tolerance = 'nearest' if tolerance == 'nearest' else float(tolerance)
-        if self.palette is not None and self.tolerance != 'nearest':   # a colour within tolerance of another's: which class is it?
+        # a colour within tolerance of another's: which class is it?
+        if self.palette is not None and self.tolerance != 'nearest':
             d = np.abs(self.palette[:, None] - self.palette[None]).max(-1)
             i, j = np.triu_indices(len(d), 1); k = np.flatnonzero(d[i, j] <= self.tolerance)
             if len(k):
@@ -252,18 +272,23 @@ class MaskReader:
                                   f'are {dab} levels apart, within tolerance {_tol(self.tolerance)} of each other: '
                                   f'give a tolerance below {dab}, or tolerance: nearest'))
         bad = [o for o in self.ignore if isinstance(o, int) and 0 <= o < self.n]
-        if bad: raise ValueError(f'ignore value {bad[0]} is class {bad[0]} ({where}): a class cannot be ignored; make it the void class instead')
+        if bad: raise ValueError(f'ignore value {bad[0]} is class {bad[0]} ({where}): a class cannot be ignored; make '
+                                 'it the void class instead')
         self.lut = np.full(256, -1, np.int16); self.lut[:self.n] = np.arange(self.n)
         for o in self.ignore:
             if isinstance(o, int) and 0 <= o < 256: self.lut[o] = ignore_index
-        if self.palette is not None:   # sorted colour keys (the palette's, then ignored colours) and the index each maps to
+        # sorted colour keys (the palette's, then ignored colours) and the index each maps to
+        if self.palette is not None:
             ic = np.array([c if isinstance(c, tuple) else (c, c, c) for c in self.ignore], np.int64).reshape(-1, 3)
-            self.cols, self.cvals = np.concatenate([self.palette, ic]), np.r_[np.arange(self.n), np.full(len(ic), ignore_index)]
+            self.cols, self.cvals = np.concatenate([self.palette, ic]), np.r_[np.arange(self.n),
+                                                                              np.full(len(ic), ignore_index)]
             keys = _rgb_key(self.cols)
             o = np.argsort(keys); self.keys, self.vals = keys[o], self.cvals[o]
     def __repr__(self):
-        return (f'MaskReader({self.n}, palette={None if self.palette is None else self.palette.tolist()}, ignore={self.ignore}'
-                + (f", tolerance={_tol(self.tolerance)}{'' if self.tolerance == 'nearest' else ' per channel'}" if self.tolerance else '') + ')')
+        return (f'MaskReader({self.n}, palette={None if self.palette is None else self.palette.tolist()}, '
+                f'ignore={self.ignore}'
+                + (f", tolerance={_tol(self.tolerance)}{'' if self.tolerance == 'nearest' else ' per channel'}"
+                   if self.tolerance else '') + ')')
     @property
     def plain(self)->bool:
         "Whether masks are read as fastai's `PILMask` reads single-channel ones (no palette, nothing ignored)"
@@ -285,12 +310,16 @@ class MaskReader:
         if not ok.all():
             bad = np.flatnonzero(~ok); o = bad[np.argsort(-cnt[bad])][:3]
             eg = ', '.join(f'({u[k] >> 16}, {(u[k] >> 8) & 255}, {u[k] & 255}) on {cnt[k]:,} pixels' for k in o)
-            far = f' more than {_tol(self.tolerance)} levels from every palette colour (in some channel)' if self.tolerance else ' not in the palette'
+            far = (f' more than {_tol(self.tolerance)} levels from every palette colour (in some channel)'
+                   if self.tolerance else ' not in the palette')
             need, gap = int(d.max()), np.abs(self.cols[:, None] - self.cols[None]).max(-1)
             gap = gap[gap > 0].min() if (gap > 0).any() else 256
-            tol = f'tolerance: {need} (the largest difference of a channel from the nearest palette colour in this mask) or ' if need <= min(24, gap / 2 - 1) else ''   # noise near the palette's colours; soft edges need nearest
-            raise MaskError(f'mask {fn} has {cnt[bad].sum():,} pixels of {len(bad)} colour(s){far}: {eg}: add each to palette: (a class) or to '
-                            f'ignore: in data.yaml, give {tol}tolerance: nearest for lossy (JPEG) masks, or fix the mask')
+            # noise near the palette's colours; soft edges need nearest
+            tol = (f'tolerance: {need} (the largest difference of a channel from the nearest palette colour in this '
+                   'mask) or ' if need <= min(24, gap / 2 - 1) else '')
+            raise MaskError(f'mask {fn} has {cnt[bad].sum():,} pixels of {len(bad)} colour(s){far}: {eg}: add each to '
+                            f'palette: (a class) or to ignore: in data.yaml, give {tol}tolerance: nearest for lossy '
+                            '(JPEG) masks, or fix the mask')
         return out[inv].reshape(a.shape[:2]).astype(np.uint8)
     def read(self, fn:Path|str, # Mask file
              counts:dict|None=None, # Adds 'pixels' read, and 'moved': those a tolerance moved to a palette colour
@@ -298,13 +327,16 @@ class MaskReader:
         "The class indices of mask `fn`; `MaskError` when it cannot be read as such"
         with Image.open(fn) as m:
             m.load()
-            if m.mode in _bad_mask_modes: raise MaskError(f'mask {fn} has mode {m.mode}: save it as one 8-bit channel of class indices')
-            if self.palette is not None:   # by the colour each pixel shows: palette images through their palette, grey as grey
+            if m.mode in _bad_mask_modes: raise MaskError(f'mask {fn} has mode {m.mode}: save it as one 8-bit channel '
+                                                          'of class indices')
+            # by the colour each pixel shows: palette images through their palette, grey as grey
+            if self.palette is not None:
                 return self._colours(np.asarray(m.convert('RGB')), fn, counts)
             if m.mode in _colour_modes | {'LA', 'PA'}:
-                raise MaskError(f'mask {fn} is colour-coded (mode {m.mode}): give one colour per class as palette: in data.yaml '
-                                f'(a list of [r, g, b], or a file such as label_colors.txt), or convert it to an index mask, one '
-                                f'8-bit channel whose pixel value is the class index (line of codes.txt)')
+                raise MaskError(f'mask {fn} is colour-coded (mode {m.mode}): give one colour per class as palette: in '
+                                'data.yaml (a list of [r, g, b], or a file such as label_colors.txt), or convert it '
+                                'to an index mask, one 8-bit channel whose pixel value is the class index (line of '
+                                'codes.txt)')
             a = np.asarray(m)
         if counts is not None: counts['pixels'] = counts.get('pixels', 0) + int(a.size)
         if a.dtype == np.uint8: out = self.lut[a]
@@ -314,8 +346,9 @@ class MaskReader:
                 if isinstance(v, int): out[a == v] = ignore_index
         if (out < 0).any():
             bad = np.unique(a[out < 0])
-            raise MaskError(f'mask {fn} has values {bad[:8].tolist()}{" ..." if len(bad) > 8 else ""} outside 0..{self.n-1} ({self.n} classes in {self.where}): '
-                            f'fix the mask, add those classes to {self.where}, or list values that are no class under ignore: in data.yaml.'
+            raise MaskError(f'mask {fn} has values {bad[:8].tolist()}{" ..." if len(bad) > 8 else ""} outside '
+                            f'0..{self.n-1} ({self.n} classes in {self.where}): fix the mask, add those classes to '
+                            f'{self.where}, or list values that are no class under ignore: in data.yaml.'
                             + _fits(a, self.n))
         return out.astype(np.uint8)
     def __call__(self, fn:Path|str)->np.ndarray: return self.read(fn)
@@ -324,15 +357,17 @@ class MaskReader:
 def is_tiff(fn:Path|str)->bool: return Path(fn).suffix.lower() in ('.tif', '.tiff')
 
 # %% ../nbs/00_read.ipynb #d6bdaac8
-_pil_depth = {'1': ('uint8', 1), 'L': ('uint8', 1), 'P': ('uint8', 1), 'LA': ('uint8', 2), 'PA': ('uint8', 2), 'RGB': ('uint8', 3),
-              'YCbCr': ('uint8', 3), 'RGBA': ('uint8', 4), 'RGBX': ('uint8', 4), 'CMYK': ('uint8', 4), 'I;16': ('uint16', 1),
-              'I;16L': ('uint16', 1), 'I;16B': ('uint16', 1), 'I;16N': ('uint16', 1), 'I': ('int32', 1), 'F': ('float32', 1)}
+_pil_depth = {'1': ('uint8', 1), 'L': ('uint8', 1), 'P': ('uint8', 1), 'LA': ('uint8', 2), 'PA': ('uint8', 2),
+              'RGB': ('uint8', 3), 'YCbCr': ('uint8', 3), 'RGBA': ('uint8', 4), 'RGBX': ('uint8', 4),
+              'CMYK': ('uint8', 4), 'I;16': ('uint16', 1), 'I;16L': ('uint16', 1), 'I;16B': ('uint16', 1),
+              'I;16N': ('uint16', 1), 'I': ('int32', 1), 'F': ('float32', 1)}
 
 def _hwc(a:np.ndarray, axes:str, fn)->np.ndarray:
     "`a`, whose dimensions tifffile names `axes` (YX, YXS, SYX, CYX, ...), as (H, W, C)"
     other = [i for i, c in enumerate(axes) if c not in 'YX']
     if len(other) > 1 or 'Y' not in axes or 'X' not in axes:
-        raise ValueError(f'image {fn} has dimensions {axes} {a.shape}: give 2-D images, with bands (one file per image)')
+        raise ValueError(f'image {fn} has dimensions {axes} {a.shape}: give 2-D images, with bands '
+                         '(one file per image)')
     a = np.moveaxis(a, [axes.index('Y'), axes.index('X'), *other], list(range(2 + len(other))))
     return a.reshape(a.shape[0], a.shape[1], -1)
 
@@ -352,13 +387,14 @@ def read_image(fn:Path|str, # An image file
         if a.ndim == 2: a = a[..., None]
     if bands is not None:
         bad = [b for b in bands if not 1 <= b <= a.shape[2]]
-        if bad: raise ValueError(f'image {fn} has {a.shape[2]} band(s): bands {bad} (bands: in data.yaml) are not among 1..{a.shape[2]}')
+        if bad: raise ValueError(f'image {fn} has {a.shape[2]} band(s): bands {bad} (bands: in data.yaml) are not '
+                                 f'among 1..{a.shape[2]}')
         a = a[..., [b - 1 for b in bands]]
     return np.ascontiguousarray(a)
 
 # %% ../nbs/00_read.ipynb #a966c56c
 def _alpha(t)->int:
-    "Alpha samples of a TIFF whose colours are RGB (photometric RGB with associated or unassociated alpha extra samples)"
+    "Alpha samples of a TIFF whose colours are RGB (photometric RGB with (un)associated alpha extra samples)"
     p = t.pages[0]
     return sum(int(e) in (1, 2) for e in (p.extrasamples or ())) if int(p.photometric) == 2 else 0
 
@@ -388,17 +424,18 @@ def nodata_pixels(a:np.ndarray, # (H, W, C) image at its depth (`read_image`)
                  )->np.ndarray|None: # (H, W) bool, or None without a nodata value
     "The pixels of `a` whose every band is `nodata` (GDAL's nodata, as the border of a scene has it)"
     if nodata is None: return None
-    if isinstance(nodata, float) and np.isnan(nodata): return np.isnan(a).all(-1) if a.dtype.kind == 'f' else np.zeros(a.shape[:2], bool)
+    if isinstance(nodata, float) and np.isnan(nodata):
+        return np.isnan(a).all(-1) if a.dtype.kind == 'f' else np.zeros(a.shape[:2], bool)
     return (a == nodata).all(-1)
 
 # %% ../nbs/00_read.ipynb #c9feef78
 class Imagery:
     "What a data set's images are: 8-bit pictures read as fastai reads them (`plain`), or bands at their depth"
-    def __init__(self, dtype:str|None='uint8', # The images' numpy dtype (None: not known, a model from before it was recorded)
+    def __init__(self, dtype:str|None='uint8', # The images' numpy dtype (None: unknown, a model older than its record)
                  n:int=3, # Their band count
                  bands:list|None=None, # The bands kept, numbered from 1 (`bands:`); None: all
                  tiff:bool=False, # TIFF files (an 8-bit 4-band TIFF is bands, an 8-bit RGBA PNG a picture)
-                 nodata:float|int|None=None, # The value of pixels outside the scene (a GeoTIFF's nodata, or `nodata:`), left out of loss and metrics
+                 nodata:float|int|None=None, # Pixels outside the scene (GeoTIFF nodata, `nodata:`): not in loss/metrics
                 ):
         store_attr()
         self.plain = bands is None and dtype == 'uint8' and (n in (1, 3) or not tiff)
@@ -409,7 +446,8 @@ class Imagery:
     @property
     def kind(self)->str: return '8-bit picture' if self.plain else f'{self.dtype or "bands"}, {self.n} band(s)'
     def __eq__(self, o): return isinstance(o, Imagery) and (self.kind, self.bands) == (o.kind, o.bands)
-    def __repr__(self): return f'Imagery({self.kind}' + (f', bands {self.bands}' if self.bands else '') + (f', nodata {self.nodata}' if self.nodata is not None else '') + ')'
+    def __repr__(self): return (f'Imagery({self.kind}' + (f', bands {self.bands}' if self.bands else '')
+                                + (f', nodata {self.nodata}' if self.nodata is not None else '') + ')')
     def to_dict(self)->dict:
         "What a model records of its inputs (`from_dict` reads it back)"
         return dict(dtype=self.dtype, n=self.n, bands=self.bands, tiff=self.tiff, nodata=self.nodata)
@@ -446,12 +484,14 @@ def resize_bands(x:torch.Tensor, # (C, H, W) bands, or an (H, W) mask, any dtype
                  size:tuple, # (height, width)
                  mask:bool=False, # Nearest neighbour (a mask); else bilinear, antialiased as PIL resizes
                 )->torch.Tensor:
-    "`x` squished to `size`, in its own dtype (integers rounded): fastai's `Resize(method='squish')` for bands at their depth"
+    "`x` squished to `size` in its own dtype (integers rounded): `Resize(method='squish')` for bands at their depth"
     if tuple(x.shape[-2:]) == tuple(size): return x
     y = x[None] if mask else x[None].float()
-    y = F.interpolate(y[:, None] if mask else y, size=tuple(size), mode='nearest' if mask else 'bilinear', antialias=not mask, align_corners=None if mask else False)
+    y = F.interpolate(y[:, None] if mask else y, size=tuple(size), mode='nearest' if mask else 'bilinear',
+                      antialias=not mask, align_corners=None if mask else False)
     y = y[0, 0] if mask else y[0]
-    return y if x.dtype.is_floating_point else y.round().clamp(torch.iinfo(x.dtype).min, torch.iinfo(x.dtype).max).to(x.dtype)
+    return (y if x.dtype.is_floating_point
+            else y.round().clamp(torch.iinfo(x.dtype).min, torch.iinfo(x.dtype).max).to(x.dtype))
 
 # %% ../nbs/00_read.ipynb #d5526818
 def seg_palette(n:int, # Number of classes
@@ -464,30 +504,37 @@ def seg_palette(n:int, # Number of classes
 
 # %% ../nbs/00_read.ipynb #876f6ae5
 def _img_stats(args)->np.ndarray:
-    "Per band of one image file, its nodata pixels left out: lowest, highest, sum, sum of squares, count (runs in a worker)"
+    "Per band of one image file, nodata pixels left out: lowest, highest, sum, sum of squares, count (in a worker)"
     fn, bands, nodata = args
     full = read_image(fn); a = full if bands is None else full[..., [b - 1 for b in bands]]
     nd = nodata_pixels(full, nodata)
     a = (a if nd is None else a[~nd]).reshape(-1, a.shape[-1]).astype(np.float64)
-    if not len(a): return np.stack([np.full(a.shape[1], np.inf), np.full(a.shape[1], -np.inf), *np.zeros((3, a.shape[1]))])   # all nodata: counts nothing
+    # all nodata: counts nothing
+    if not len(a): return np.stack([np.full(a.shape[1], np.inf), np.full(a.shape[1], -np.inf),
+                                    *np.zeros((3, a.shape[1]))])
     return np.stack([a.min(0), a.max(0), a.sum(0), (a * a).sum(0), np.full(a.shape[1], len(a))])
 
 def band_stats(fns:list, # The training images
                bands:list|None=None, # The bands kept, numbered from 1; None: all
-               cache=None, # Their `SegCache` (chapter 01b_cache), if there is one: read from its arrays instead of the files
+               cache=None, # Their `SegCache` (chapter 01b_cache), if any: read from its arrays instead of the files
                n_workers:int|None=None, # Reader processes for the files; default all cores for 64 images or more
                nodata:float|int|None=None, # The images' nodata value: pixels with it in every band are left out
               )->dict: # lo, hi (raw values), mean, std (of the images scaled to 0..1), one figure per band
-    "Per band, over the training images: the lowest and highest value, and the mean and standard deviation once scaled to 0..1 by them"
+    "Per band over the training images: lowest and highest value, mean and standard deviation once scaled to 0..1"
     if cache is not None:
         rows, parts = np.sort(cache.rows(fns)), []
         for i in range(0, len(rows), 64):
-            a = np.asarray(cache.imgs[rows[i:i + 64]], np.float64).transpose(1, 0, 2, 3).reshape(cache.imgs.shape[1], -1).T
-            if nodata is not None: a = a[~nodata_pixels(a[None], nodata)[0]]   # the bands kept: nodata in every one of them
-            if len(a): parts.append(np.stack([a.min(0), a.max(0), a.sum(0), (a * a).sum(0), np.full(a.shape[1], len(a))]))
-    else: parts = parallel(_img_stats, [(f, bands, nodata) for f in fns], n_workers=ifnone(n_workers, defaults.cpus if len(fns) >= 64 else 0), progress=False)
+            a = (np.asarray(cache.imgs[rows[i:i + 64]], np.float64).transpose(1, 0, 2, 3)
+                 .reshape(cache.imgs.shape[1], -1).T)
+            # the bands kept: nodata in every one of them
+            if nodata is not None: a = a[~nodata_pixels(a[None], nodata)[0]]
+            if len(a): parts.append(np.stack([a.min(0), a.max(0), a.sum(0), (a * a).sum(0),
+                                              np.full(a.shape[1], len(a))]))
+    else: parts = parallel(_img_stats, [(f, bands, nodata) for f in fns],
+                           n_workers=ifnone(n_workers, defaults.cpus if len(fns) >= 64 else 0), progress=False)
     s = np.stack(parts)
     lo, hi, n = s[:, 0].min(0), s[:, 1].max(0), s[:, 4].sum(0)
     mean, var = s[:, 2].sum(0) / n, s[:, 3].sum(0) / n - (s[:, 2].sum(0) / n) ** 2
     rng = np.where(hi > lo, hi - lo, 1.)   # a constant band: scaled to 0
-    return dict(lo=lo.tolist(), hi=(lo + rng).tolist(), mean=((mean - lo) / rng).tolist(), std=np.maximum(np.sqrt(np.maximum(var, 0)) / rng, 1e-6).tolist())
+    return dict(lo=lo.tolist(), hi=(lo + rng).tolist(), mean=((mean - lo) / rng).tolist(),
+                std=np.maximum(np.sqrt(np.maximum(var, 0)) / rng, 1e-6).tolist())

@@ -19,8 +19,8 @@ from .distributed import *
 from .measure import *
 
 # %% auto #0
-__all__ = ['bench_kinds', 'interconnects', 'plain_batches', 'mem_dls', 'synth_items', 'bench_worker', 'predict_speedup',
-           'pool_rounds', 'rep_stats', 'summarize']
+__all__ = ['bench_kinds', 'interconnects', 'plain_batches', 'mem_dls', 'synth_items', 'turn_order', 'bench_worker',
+           'predict_speedup', 'pool_rounds', 'rep_stats', 'summarize']
 
 # %% ../nbs/06a_scaling.ipynb #e58aef27
 def plain_batches(dls, n:int)->list:
@@ -60,6 +60,13 @@ def synth_items(bs:int, procs:int, epoch_items:int)->int:
     "Pairs of the benchmark's synthetic set: `epoch_items` training images an epoch, at least 4 batches a process, and a fifth more to validate"
     return -(-max(epoch_items, 4 * bs * procs) * 5 // 4)   # epochs as long as a data set's, so that their starts weigh what they would
 
+# %% ../nbs/06a_scaling.ipynb #f81c1244
+def turn_order(n:int, # Kinds to measure
+               turns:int, # Turns
+              )->list: # Indices of the kinds, in the order they are measured
+    "Every kind once a turn, every other turn in reverse, so that a drift of the machine's speed weighs on each alike"
+    return [i for t in range(turns) for i in (range(n) if t % 2 == 0 else reversed(range(n)))]
+
 # %% ../nbs/06a_scaling.ipynb #4565dbc3
 bench_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook', 'learner_nohook', 'learner_accum', 'learner_accum_fastai')   # what a worker measures (chapter 06's list)
 
@@ -72,8 +79,9 @@ def bench_worker(cfg:dict)->dict|None:
     dls = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False)
     dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], check=False, cache=Path(cfg['out'])/'cache')   # as a run has it: no worker processes, the loader's thread
     per_epoch = len(dlc.train) // ws   # this rank's batches in an epoch
-    reps = max(cfg['reps'], -(-(per_epoch + 1 - cfg['warmup']) // cfg['steps']))   # the timed repetitions reach past the first epoch's end
-    at = rep_marks(cfg['warmup'], cfg['steps'], reps)
+    reps = max(cfg['reps'], -(-(per_epoch + 1 - cfg['warmup']) // cfg['steps']))   # as many timed batches as an epoch has
+    turns = min(3, max(1, reps // 6))   # the kinds measured in turns (`turn_order`), a fit each, 6 repetitions or more
+    at = rep_marks(cfg['warmup'], cfg['steps'], -(-reps // turns))
     n = at[-1]
     cache = dlc.train.cache   # of the description's train and valid images (data.yaml, or today's layout)
     arch = cfg['arch']   # a torchvision ResNet or a timm model (chapter 02c)
@@ -83,7 +91,8 @@ def bench_worker(cfg:dict)->dict|None:
         set_seed(0)
         return seg_learner(d, arch, precision=cfg['precision'], pretrained=False, decoder=cfg.get('decoder', 'fastai'))
     learn = learner(dls)
-    res = dict(processes=ws, device=str(dls.device), precision=learn.precision, reps=reps, epoch_batches=per_epoch, epoch_starts=(n - 1) // per_epoch)
+    res = dict(processes=ws, device=str(dls.device), precision=learn.precision, reps=len(at[1:]) * turns, turns=turns,
+               epoch_batches=per_epoch, epoch_starts=(n - 1) // per_epoch * turns)
     res['n_params'] = sum(p.numel() for p in learn.model.parameters() if p.requires_grad)
     imgs = cfg['bs'] * ws
     def fit_times(l, cbs=(), kw=ddp_kw):
@@ -91,11 +100,9 @@ def bench_worker(cfg:dict)->dict|None:
         with l.no_bar(), l.no_logging(), l.distrib_ctx(sync_bn=False, kwargs_handlers=[ddp_kwargs(**kw)]):
             l.fit(10_000, 1e-3, cbs=[tm, *cbs])
         return tm.times
-    todo = set(cfg.get('kinds') or bench_kinds)
+    todo, kinds = set(cfg.get('kinds') or bench_kinds), []
     def timed(key, what, times):
-        if key not in todo: return
-        res[key] = rep_throughput(times(), cfg['steps'], imgs)
-        say(f'{what}: {np.median(res[key]):.2f} images/s')
+        if key in todo: kinds.append((key, what, times))
     batches = plain_batches(dls, min(n, 32))
     timed('learner', 'learner from PNGs', lambda: fit_times(learn))
     timed('learner_cache', 'learner from the cache', lambda: fit_times(learner(dlc)))
@@ -113,6 +120,10 @@ def bench_worker(cfg:dict)->dict|None:
         timed('learner_accum', f'learner from the cache, NoSyncAccumulation of {a}', lambda: fit_times(learner(dlc), [NoSyncAccumulation(a, cfg['bs'])]))
         timed('learner_accum_fastai', f"learner from the cache, fastai's GradientAccumulation of {a}",
               lambda: fit_times(learner(dlc), [GradientAccumulation(a * cfg['bs'])]))
+    for j in turn_order(len(kinds), turns):
+        key, what, times = kinds[j]
+        res[key] = res.get(key, []) + rep_throughput(times(), cfg['steps'], imgs)
+    for key, what, _ in kinds: say(f'{what}: {np.median(res[key]):.2f} images/s')
     res['comm_bytes'] = comm_bytes(learn.model)
     if ddp_kw['comm_hook'] == 'powersgd': res['comm_bytes_powersgd'] = comm_bytes(learn.model, ddp_kw['powersgd_rank'])
     res['pipeline'], res['pipeline_cache'] = pipeline_rate(dls.train), pipeline_rate(dlc.train, 32)   # items/s of one process

@@ -1,4 +1,4 @@
-"""Data sets made by the code, for the demo and the tests: shapes to segment, and copies of them as other data sets ship.
+"""Data sets made by the code for the demo and the tests: shapes to segment, and copies of them as other sets ship.
 
 Docs: https://segdist.github.io/segdist_nb/synthetic.html.md"""
 
@@ -130,7 +130,8 @@ def copy_layout(src:Path, # A data set in today's layout (e.g. from `make_synthe
             shutil.copy(f, d/f'{f.stem}_leftImg8bit{f.suffix}')
             g = dest/'gtFine'/names[s]/city
             put(np.where(m == void, 255, m), g/f'{f.stem}_gtFine_labelTrainIds.png')
-            put(np.zeros_like(m), g/f'{f.stem}_gtFine_instanceIds.png')   # what else Cityscapes ships there: not a mask of ours
+            # what else Cityscapes ships there: not a mask of ours
+            put(np.zeros_like(m), g/f'{f.stem}_gtFine_instanceIds.png')
         elif layout == 'ade':
             a = dict(train='training', valid='validation', test='testing')[s]
             (dest/'images'/a).mkdir(parents=True, exist_ok=True); shutil.copy(f, dest/'images'/a/f.name)
@@ -155,9 +156,10 @@ def copy_imagery(src:Path, # A data set in today's layout (e.g. from `make_synth
                  kind:str, # One of `imagery_kinds`
                  quality:int=95, # JPEG quality of the `jpeg` and `kvasir` masks
                 )->Path:
-    "Copy the pairs of `src` into `dest` with their images or masks as `kind` stores them, and the `data.yaml` that reads them; return `dest`"
+    "Copy the pairs of `src` into `dest`, images or masks as `kind` stores them, with the `data.yaml` that reads them"
     if kind not in imagery_kinds: raise ValueError(f'kind {kind!r}: choose one of {imagery_kinds}')
-    src, dest = Path(src), Path(dest); (dest/'images').mkdir(parents=True, exist_ok=True); (dest/('masks' if kind == 'kvasir' else 'labels')).mkdir(exist_ok=True)
+    src, dest = Path(src), Path(dest); (dest/'images').mkdir(parents=True, exist_ok=True)
+    (dest/('masks' if kind == 'kvasir' else 'labels')).mkdir(exist_ok=True)
     codes, fns = read_codes(src/'codes.txt'), sorted(image_files(src/'images'))
     grey = np.linspace(0, 255, len(codes)).round().astype(np.uint8)   # the grey level that shows class i
     isfx = {'bit12': '.tif', 'geotiff4': '.tif', 'geotiff_nodata': '.tif', 'kvasir': '.jpg'}.get(kind, '.png')
@@ -165,32 +167,40 @@ def copy_imagery(src:Path, # A data set in today's layout (e.g. from `make_synth
     for i, f in enumerate(fns):
         img, m = np.asarray(Image.open(f).convert('RGB')), np.asarray(Image.open(MaskPath(src)(f)))
         fi, fm = dest/'images'/(f.stem + isfx), dest/'labels'/(f.stem + '_P' + msfx)
-        if kind == 'kvasir':   # a size of five, a binary mask (the shapes) white on black, soft edges from the resize, JPEG
-            h, w = m.shape; sz = [(w, h), (w * 5 // 4, h), (w, h * 3 // 2), (w * 3 // 4, h * 3 // 4), (w * 3 // 2, h * 5 // 4)][i % 5]
+        # a size of five, a binary mask (the shapes) white on black, soft edges from the resize, JPEG
+        if kind == 'kvasir':
+            h, w = m.shape; sz = [(w, h), (w * 5 // 4, h), (w, h * 3 // 2), (w * 3 // 4, h * 3 // 4),
+                                  (w * 3 // 2, h * 5 // 4)][i % 5]
             Image.fromarray(img).resize(sz, Image.BILINEAR).save(fi, quality=90)
-            b = Image.fromarray(np.where((m > 0) & (m < len(codes) - 1), 255, 0).astype(np.uint8)).resize(sz, Image.BILINEAR)
+            b = (Image.fromarray(np.where((m > 0) & (m < len(codes) - 1), 255, 0).astype(np.uint8))
+                 .resize(sz, Image.BILINEAR))
             b.convert('RGB').save(dest/'masks'/(f.stem + '.jpg'), quality=quality); continue
         if kind == 'gray16': Image.fromarray((img.mean(-1).round() * 257).astype(np.uint16)).save(fi)
         elif kind == 'bit12': tifffile.imwrite(fi, img.astype(np.uint16) * 16, photometric='rgb')
         elif kind == 'geotiff4':
             import rasterio
-            b = np.concatenate([img.transpose(2, 0, 1), img.max(-1, keepdims=True).transpose(2, 0, 1)]).astype(np.uint16) * 40   # RGB + a NIR band
-            tr = rasterio.transform.from_origin(500000 + 1000 * i, 5500000, 0.5, 0.5)   # 0.5 m pixels, tiles side by side
-            with rasterio.open(fi, 'w', driver='GTiff', height=b.shape[1], width=b.shape[2], count=4, dtype='uint16', crs='EPSG:32631',
-                               transform=tr, compress='lzw', interleave='band') as o: o.write(b)
+            # RGB + a NIR band
+            b = np.concatenate([img.transpose(2, 0, 1),
+                                img.max(-1, keepdims=True).transpose(2, 0, 1)]).astype(np.uint16) * 40
+            # 0.5 m pixels, tiles side by side
+            tr = rasterio.transform.from_origin(500000 + 1000 * i, 5500000, 0.5, 0.5)
+            with rasterio.open(fi, 'w', driver='GTiff', height=b.shape[1], width=b.shape[2], count=4, dtype='uint16',
+                               crs='EPSG:32631', transform=tr, compress='lzw', interleave='band') as o: o.write(b)
         elif kind == 'geotiff_nodata':
             import rasterio
-            b = (img.transpose(2, 0, 1).astype(np.uint16) + 1) * 40   # 3 bands of 40..10240: no pixel of the scene is 0 in every band
+            # 3 bands of 40..10240: no pixel of the scene is 0 in every band
+            b = (img.transpose(2, 0, 1).astype(np.uint16) + 1) * 40
             if i % 2 == 0:   # a tile at the scene's edge: its corner is outside the scene, 0 in every band
                 yy, xx = np.mgrid[:b.shape[1], :b.shape[2]]; b[:, yy + xx < (b.shape[1] + b.shape[2]) // 3] = 0
             tr = rasterio.transform.from_origin(300000 + 30 * b.shape[2] * i, 4500000, 30, 30)   # Landsat's 30 m pixels
-            with rasterio.open(fi, 'w', driver='GTiff', height=b.shape[1], width=b.shape[2], count=3, dtype='uint16', crs='EPSG:32618',
-                               transform=tr, nodata=0, compress='deflate') as o: o.write(b)
+            with rasterio.open(fi, 'w', driver='GTiff', height=b.shape[1], width=b.shape[2], count=3, dtype='uint16',
+                               crs='EPSG:32618', transform=tr, nodata=0, compress='deflate') as o: o.write(b)
         else: shutil.copy(f, fi)
         if kind == 'gif_grey': Image.fromarray(grey[m]).save(fm, optimize=False)   # read back as mode L
         elif kind == 'gif_palette':
             p = Image.fromarray((255 - m).astype(np.uint8), mode='P')
-            p.putpalette([v for j in range(256) for v in [int(grey[255 - j]) if 255 - j < len(grey) else 0] * 3]); p.save(fm)
+            p.putpalette([v for j in range(256) for v in [int(grey[255 - j]) if 255 - j < len(grey) else 0] * 3])
+            p.save(fm)
         elif kind == 'jpeg': Image.fromarray(grey[m]).save(fm, quality=quality)
         else: shutil.copy(MaskPath(src)(f), fm)
     if kind == 'kvasir': return dest   # as it ships: images/ and masks/, nothing else
@@ -199,7 +209,8 @@ def copy_imagery(src:Path, # A data set in today's layout (e.g. from `make_synth
     desc = dict(codes='codes.txt', labels=f'labels/{{stem}}_P{msfx}')
     if kind in ('gif_grey', 'gif_palette', 'jpeg'): desc['palette'] = grey.tolist()
     if kind == 'jpeg': desc['tolerance'] = 40
-    if kind != 'gray16': (dest/'data.yaml').write_text(''.join(f'{k}: {json.dumps(v)}\n' for k, v in desc.items()))   # one key a line, lists inline
+    # one key a line, lists inline
+    if kind != 'gray16': (dest/'data.yaml').write_text(''.join(f'{k}: {json.dumps(v)}\n' for k, v in desc.items()))
     return dest
 
 # %% ../nbs/00a_synthetic.ipynb #8ef99d7f
@@ -242,12 +253,16 @@ def make_multilabel(path:Path|str, # Folder to create with `images/`, `labels/`,
         (path/'images'/s).mkdir(parents=True, exist_ok=True); Image.fromarray(a).save(path/'images'/s/f'{nm}.png')
         lbl = path/'labels'/s; lbl.mkdir(parents=True, exist_ok=True)
         for c, p in zip(ml_synth_codes, planes):
-            if layout == 'files': (lbl/c).mkdir(exist_ok=True); Image.fromarray(p.astype(np.uint8) * 255).save(lbl/c/f'{nm}.png')
+            if layout == 'files':
+                (lbl/c).mkdir(exist_ok=True); Image.fromarray(p.astype(np.uint8) * 255).save(lbl/c/f'{nm}.png')
             if layout == 'suffix': Image.fromarray(p.astype(np.uint8) * 255).save(lbl/f'{nm}_{c}.png')
         if layout == 'bands': tifffile.imwrite(lbl/f'{nm}.tif', planes.astype(np.uint8), photometric='minisblack')
-        if layout == 'bits': Image.fromarray((planes * np.array([1, 2, 4])[:, None, None]).sum(0).astype(np.uint8)).save(lbl/f'{nm}.png')
-    t = {'files': '{class}/{stem}.png', 'suffix': '{stem}_{class}.png', 'bands': '{stem}.tif', 'bits': '{stem}.png'}[layout]
+        if layout == 'bits':
+            Image.fromarray((planes * np.array([1, 2, 4])[:, None, None]).sum(0).astype(np.uint8)).save(lbl/f'{nm}.png')
+    t = {'files': '{class}/{stem}.png', 'suffix': '{stem}_{class}.png', 'bands': '{stem}.tif',
+         'bits': '{stem}.png'}[layout]
     lay = 'files' if layout == 'suffix' else layout
     (path/'data.yaml').write_text(f'names: {json.dumps(ml_synth_codes)}\nmultilabel: {lay}\n' +
-                                  ''.join(f"{s}: {{images: images/{s}, labels: 'labels/{s}/{t}'}}\n" for s in ('train', 'valid')))
+                                  ''.join(f"{s}: {{images: images/{s}, labels: 'labels/{s}/{t}'}}\n"
+                                          for s in ('train', 'valid')))
     return path

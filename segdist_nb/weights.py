@@ -1,4 +1,4 @@
-"""Pretrained by name, as fastai, torchvision, timm and SMP do: fetched and cached on request by each library's own mechanism, used offline from the cache, or an earlier run's model to fine-tune.
+"""Pretrained weights by name, fetched and cached as fastai, torchvision, timm and SMP do; or a run's model to tune.
 
 Docs: https://segdist.github.io/segdist_nb/weights.html.md"""
 
@@ -23,7 +23,8 @@ from fastai.data.transforms import Normalize
 import segmentation_models_pytorch as smp
 import huggingface_hub
 from huggingface_hub import hf_hub_download, snapshot_download
-from huggingface_hub.errors import EntryNotFoundError, RemoteEntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError
+from huggingface_hub.errors import (EntryNotFoundError, RemoteEntryNotFoundError, RepositoryNotFoundError,
+                                   RevisionNotFoundError)
 from .augment import batch_part, ScaleBands
 from .encoders import timm_name, arch_name, adapt_in_chans, check_fit
 from .decoders import check_decoder, smp_encoder, model_name, SegModel
@@ -39,7 +40,7 @@ __all__ = ['pickle_moves', 'pickle_renames', 'moved_pickle', 'Weights', 'no_weig
 @dataclass
 class Weights:
     "Pretrained weights: where they come from, how their library names them, and their local file once fetched"
-    source:str # 'torch.hub' (a URL: torchvision's weights), 'hf' (a Hugging Face Hub repository: timm's, SMP's), 'file' or 'run'
+    source:str # 'torch.hub' (a URL: torchvision's weights), 'hf' (a Hub repository: timm's, SMP's), 'file' or 'run'
     name:str # How their library names them, for messages and records
     spec:str='' # What was asked for (`pretrained=`, `--pretrained`)
     url:str|None=None # torch.hub: the file's URL, whose name holds the start of its SHA-256
@@ -54,7 +55,8 @@ class Weights:
 # %% ../nbs/02f_weights.ipynb #8f791ba0
 def no_weights(pretrained)->bool:
     "Whether `pretrained` asks to train from scratch: False, None, 'false' or 'none'"
-    return pretrained is None or pretrained is False or (isinstance(pretrained, str) and pretrained.strip().lower() in ('false', 'none', 'no', ''))
+    return pretrained is None or pretrained is False or (isinstance(pretrained, str)
+                                                         and pretrained.strip().lower() in ('false', 'none', 'no', ''))
 
 # %% ../nbs/02f_weights.ipynb #9120a0db
 _default = ('true', 'imagenet', 'default', 'yes')
@@ -69,14 +71,15 @@ def _timm_weights(name:str, spec:str)->Weights|None:
     stats = (tuple(cfg.mean), tuple(cfg.std)) if cfg.mean else None
     if cfg.hf_hub_id:
         repo, _, rev = cfg.hf_hub_id.partition('@')
-        return Weights('hf', repo, spec, repo=repo, revision=rev or None, files=(cfg.hf_hub_filename,) if cfg.hf_hub_filename else _hf_files, stats=stats)
+        return Weights('hf', repo, spec, repo=repo, revision=rev or None,
+                       files=(cfg.hf_hub_filename,) if cfg.hf_hub_filename else _hf_files, stats=stats)
     if cfg.url: return Weights('torch.hub', f'{name} (timm)', spec, url=cfg.url, stats=stats)
     return None
 
-def find_weights(pretrained, # True or 'imagenet', False, a file, a URL, a timm tag, 'hf-hub:REPO', or an earlier run's folder or model.pkl
+def find_weights(pretrained, # True/'imagenet', False, a file, URL, timm tag, 'hf-hub:REPO', a run's folder or model.pkl
                  arch:str|Callable='resnet34', # The encoder (`--arch`)
-                 decoder:str='unet', # The architecture (`--decoder`, default SMP's U-Net as `seg_learner`'s): SMP's own encoders take SMP's weights
-                 trust_pickle:bool=False, # Open a pickle named by `pretrained` (`--trust-pickle`): it runs any code it holds
+                 decoder:str='unet', # The architecture (`--decoder`, default SMP's U-Net): SMP's encoders take SMP's
+                 trust_pickle:bool=False, # Open a pickle it names (`--trust-pickle`): it runs any code it holds
                 )->Weights|None:
     "The weights `pretrained` names for `arch` under `decoder`, found with no network call; None to train from scratch"
     if isinstance(pretrained, Weights): return pretrained
@@ -84,7 +87,8 @@ def find_weights(pretrained, # True or 'imagenet', False, a file, a URL, a timm 
     spec = str(pretrained).strip()
     default = pretrained is True or spec.lower() in _default
     if not default:
-        if spec.startswith(('http://', 'https://')): return Weights('torch.hub', Path(urlparse(spec).path).name, spec, url=spec)
+        if spec.startswith(('http://', 'https://')): return Weights('torch.hub', Path(urlparse(spec).path).name, spec,
+                                                                    url=spec)
         if spec.startswith('hf-hub:'):
             repo, _, rev = spec[7:].partition('@')
             return Weights('hf', repo, spec, repo=repo, revision=rev or None, files=_hf_files)
@@ -92,24 +96,29 @@ def find_weights(pretrained, # True or 'imagenet', False, a file, a URL, a timm 
         if p.is_dir():
             p = run_model(p)
             if p.is_dir() and model_format(p) is None:
-                raise FileNotFoundError(f"pretrained={spec!r} is a folder without a model: give the folder of a finished run "
-                                        f"(train.py --out), its model folder, or a weights file (--pretrained, pretrained=)")
+                raise FileNotFoundError(f"pretrained={spec!r} is a folder without a model: give the folder of a "
+                                        "finished run (train.py --out), its model folder, or a weights file "
+                                        "(--pretrained, pretrained=)")
         if p.exists():   # told from its bytes, refused before anything in it is unpickled (chapter 02ef)
             run = p.is_dir() or p.suffix == '.pkl'
             check_model(p, trust_pickle, ('folder', 'zip', 'pickle') if run else ('safetensors', 'zip', 'pickle'),
-                        'an earlier run to fine-tune from' if run else 'pretrained weights (--pretrained)', weights_only=not run)
+                        'an earlier run to fine-tune from' if run else 'pretrained weights (--pretrained)',
+                        weights_only=not run)
             return Weights('run' if run else 'file', str(p), spec, path=p, trust=trust_pickle)
         if '/' in spec or os.sep in spec or spec.lower().endswith(_suffixes):
-            raise FileNotFoundError(f"pretrained weights file {spec} does not exist: give the path of a weights file or of an earlier run (its folder "
-                                    f"or model.pkl), true for ImageNet weights, or false to train from scratch (--pretrained, pretrained=)")
+            raise FileNotFoundError(f"pretrained weights file {spec} does not exist: give the path of a weights file "
+                                    "or of an earlier run (its folder or model.pkl), true for ImageNet weights, or "
+                                    "false to train from scratch (--pretrained, pretrained=)")
     d = check_decoder(decoder)
     enc = smp_encoder(arch, d) if d != 'fastai' else None
     tn = timm_name(arch) if enc is None else enc[3:] if enc.startswith('tu-') else None
     if enc is not None and tn is None:   # one of SMP's own encoders: SMP's weights, from the Hub at the commit SMP pins
         sets = smp.encoders.encoders[enc]['pretrained_settings']
         s = sets.get('imagenet' if default else spec)
-        if s is not None: return Weights('hf', f"{s['repo_id']} (segmentation_models.pytorch)", spec, repo=s['repo_id'], revision=s['revision'], files=('model.safetensors',))
-    if tn is None and not (default and enc is not None):   # torchvision's weights through torch.hub, as fastai's unet_learner (under SMP's decoders: by name)
+        if s is not None: return Weights('hf', f"{s['repo_id']} (segmentation_models.pytorch)", spec, repo=s['repo_id'],
+                                         revision=s['revision'], files=('model.safetensors',))
+    # torchvision's weights through torch.hub, as fastai's unet_learner (under SMP's decoders: by name)
+    if tn is None and not (default and enc is not None):
         try: ws = torchvision.models.get_model_weights(arch_name(arch))
         except ValueError: ws = None   # SMP's encoders that torchvision does not have
         w = None if ws is None else ws.DEFAULT if default else ws.__members__.get(spec)
@@ -117,37 +126,43 @@ def find_weights(pretrained, # True or 'imagenet', False, a file, a URL, a timm 
     base = tn or arch_name(arch)
     w = _timm_weights(base if default else spec if '.' in spec else f"{base.split('.')[0]}.{spec}", spec)
     if w is not None: return w
-    if default: raise ValueError(f'{arch_name(arch)} has no pretrained weights in timm: pass a weights file, or train from scratch (--pretrained false, pretrained=False)')
+    if default: raise ValueError(f'{arch_name(arch)} has no pretrained weights in timm: pass a weights file, or train '
+                                 'from scratch (--pretrained false, pretrained=False)')
     tags = timm.list_pretrained(f"{base.split('.')[0]}.*")[:5]
-    raise ValueError(f"pretrained={spec!r} is not a file, an earlier run, a URL, nor weights of {arch_name(arch)}: give true (ImageNet weights), false, a weights file, "
-                     f"a run folder or its model.pkl, hf-hub:REPO, or a tag{' such as ' + ', '.join(tags) if tags else ''} (--pretrained, pretrained=)")
+    raise ValueError(f"pretrained={spec!r} is not a file, an earlier run, a URL, nor weights of {arch_name(arch)}: "
+                     "give true (ImageNet weights), false, a weights file, a run folder or its model.pkl, "
+                     f"hf-hub:REPO, or a tag{' such as ' + ', '.join(tags) if tags else ''} "
+                     "(--pretrained, pretrained=)")
 
 # %% ../nbs/02f_weights.ipynb #93602e97
 def local_first(f:Callable, # Called as `f(first)`: True on each node's first process, False on its others
                ):
-    "`f(True)` on each node's first process (local rank 0), then, after a barrier, `f(False)` on its other processes; `f(True)` alone outside DDP"
+    "`f(True)` on each node's first process, then after a barrier `f(False)` on the others; `f(True)` alone outside DDP"
     if num_distrib() <= 1: return f(True)
     local = int(os.environ.get('LOCAL_RANK', rank_distrib()))
     start_group()   # the one training then uses (chapter 01b_cache), as fastai's `rank0_first` leaves it
     if local == 0: res = f(True)
-    dist.barrier(**(dict(device_ids=[local]) if dist.get_backend() == 'nccl' else {}))   # every process calls this: one that skipped it would leave the others waiting
+    # every process calls this: one that skipped it would leave the others waiting
+    dist.barrier(**(dict(device_ids=[local]) if dist.get_backend() == 'nccl' else {}))
     if local != 0: res = f(False)
     return res
 
 # %% ../nbs/02f_weights.ipynb #e0fbadf6
 def cache_path(w:Weights)->Path:
-    "Where `w`'s library caches it: torch.hub's `$TORCH_HOME/hub/checkpoints/FILE`, the Hub's `$HF_HOME/hub/models--ORG--NAME`; a given file's own path"
+    "Where `w`'s library caches it (torch.hub's `$TORCH_HOME/hub`, the Hub's `$HF_HOME/hub`); a given file's own path"
     if w.source == 'torch.hub': return Path(torch.hub.get_dir())/'checkpoints'/Path(urlparse(w.url).path).name
     if w.source == 'hf': return Path(huggingface_hub.constants.HF_HUB_CACHE)/('models--' + w.repo.replace('/', '--'))
     return Path(w.path)
 
 # %% ../nbs/02f_weights.ipynb #724b0e5a
-def _offline()->bool: return bool(huggingface_hub.constants.HF_HUB_OFFLINE)   # read when huggingface_hub is imported, as the Hub reads it
+# read when huggingface_hub is imported, as the Hub reads it
+def _offline()->bool: return bool(huggingface_hub.constants.HF_HUB_OFFLINE)
 
 def _reachable()->bool:
-    "Whether the Hub's endpoint takes a connection, asked once: unreachable, the Hub's client would try five times before it gives up"
+    "Whether the Hub's endpoint takes a connection, asked once (unreachable, the Hub's client would try it five times)"
     u = urlparse(huggingface_hub.constants.ENDPOINT)
-    try: socket.create_connection((u.hostname, u.port or (443 if u.scheme == 'https' else 80)), timeout=10).close(); return True
+    try: socket.create_connection((u.hostname, u.port or (443 if u.scheme == 'https' else 80)),
+                                  timeout=10).close(); return True
     except OSError: return False
 
 def _missing(w:Weights, why:str)->FileNotFoundError:
@@ -157,10 +172,12 @@ def _missing(w:Weights, why:str)->FileNotFoundError:
         what = f"torch's cache: the file belongs at {where} (TORCH_HOME moves the cache: $TORCH_HOME/hub/checkpoints)"
         fix = f'fetch the file once with a network (HF_HUB_OFFLINE unset), or put the file from {w.url} there'
     else:
-        what = f"the Hugging Face cache: they belong in {where} (HF_HOME moves the cache: $HF_HOME/hub; HF_ENDPOINT names a mirror)"
+        what = (f"the Hugging Face cache: they belong in {where} (HF_HOME moves the cache: $HF_HOME/hub; "
+                "HF_ENDPOINT names a mirror)")
         fix = 'fetch them once with a network (HF_HUB_OFFLINE unset), or copy that folder from a machine that has them'
-    return FileNotFoundError(f'pretrained weights {w.name} are not in {what}; they were not fetched: {why}. To train, {fix}; '
-                             f'or pass a weights file (--pretrained FILE, pretrained=PATH); or train from scratch (--pretrained false, pretrained=False)')
+    return FileNotFoundError(f'pretrained weights {w.name} are not in {what}; they were not fetched: {why}. To train, '
+                             f'{fix}; or pass a weights file (--pretrained FILE, pretrained=PATH); or train from '
+                             'scratch (--pretrained false, pretrained=False)')
 
 def _torch_hub(w:Weights, progress:bool, first:bool)->Path:
     "torch.hub's cached file of `w`, downloaded and hash-checked by `load_state_dict_from_url` when missing"
@@ -168,23 +185,30 @@ def _torch_hub(w:Weights, progress:bool, first:bool)->Path:
     if fn.is_file(): return fn   # as torch.hub: a cached file is used as it is
     if _offline(): raise _missing(w, 'HF_HUB_OFFLINE is set, so nothing is fetched')
     if not first: raise _missing(w, "this node's first process did not leave it there")
-    old = socket.getdefaulttimeout(); socket.setdefaulttimeout(60)   # torch.hub's urlopen has no timeout: an unreachable server is an error, not a hang
-    try: torch.hub.load_state_dict_from_url(w.url, progress=progress, check_hash=True, map_location='cpu', weights_only=True)
+    # torch.hub's urlopen has no timeout: an unreachable server is an error, not a hang
+    old = socket.getdefaulttimeout(); socket.setdefaulttimeout(60)
+    try: torch.hub.load_state_dict_from_url(w.url, progress=progress, check_hash=True, map_location='cpu',
+                                            weights_only=True)
     except RuntimeError as e:
         if 'invalid hash value' not in str(e): raise
-        raise ValueError(f"pretrained weights {w.url} are refused: the SHA-256 of the file fetched does not start with the hash its name holds ({e}); "
-                         f"nothing was kept in {fn.parent}: check the URL, or pass a file you trust (--pretrained FILE)") from None
-    except (URLError, OSError) as e: raise _missing(w, f'{w.url} could not be fetched ({type(e).__name__}: {e})') from None
+        raise ValueError(f"pretrained weights {w.url} are refused: the SHA-256 of the file fetched does not start with "
+                         f"the hash its name holds ({e}); nothing was kept in {fn.parent}: check the URL, or pass a "
+                         "file you trust (--pretrained FILE)") from None
+    except (URLError, OSError) as e:
+        raise _missing(w, f'{w.url} could not be fetched ({type(e).__name__}: {e})') from None
     finally: socket.setdefaulttimeout(old)
     return fn
 
 def _hub(w:Weights, first:bool)->Path:
-    "The Hub's cached file of `w`, fetched by `hf_hub_download` (on this node's first process; the others read the cache); for `hf-hub:REPO`, the snapshot of its files"
-    remote, err, up = [], None, first and not _offline() and _reachable()   # an unreachable Hub is said once, not tried five times
+    "The Hub's cached file of `w`, fetched by `hf_hub_download` on a node's first process; `hf-hub:REPO`: a snapshot"
+    # an unreachable Hub is said once, not tried five times
+    remote, err, up = [], None, first and not _offline() and _reachable()
     for f in w.files:
         try:
-            if w.spec.startswith('hf-hub:'):   # a repository named by the user: a model folder of this library (config.json), or weights
-                p = Path(snapshot_download(w.repo, revision=w.revision, allow_patterns=['config.json', *w.files], local_files_only=not up))
+            # a repository named by the user: a model folder of this library (config.json), or weights
+            if w.spec.startswith('hf-hub:'):
+                p = Path(snapshot_download(w.repo, revision=w.revision, allow_patterns=['config.json', *w.files],
+                                           local_files_only=not up))
                 p = p if model_format(p) == 'folder' else next((p/o for o in w.files if (p/o).is_file()), None)
                 if p is None: remote = list(w.files); break
             else: p = Path(hf_hub_download(w.repo, f, revision=w.revision, local_files_only=not up))
@@ -192,12 +216,15 @@ def _hub(w:Weights, first:bool)->Path:
         except RemoteEntryNotFoundError: remote.append(f)   # the repository has no such file: the next name
         except EntryNotFoundError as e: err = e             # not in the cache, and the Hub not asked or not reached
         except (RepositoryNotFoundError, RevisionNotFoundError) as e:
-            raise ValueError(f'pretrained weights {w.name}: the Hub at {huggingface_hub.constants.ENDPOINT} has no repository {w.repo}'
-                             f"{' at ' + w.revision if w.revision else ''} ({type(e).__name__}): check the name (--pretrained, pretrained=)") from None
+            raise ValueError(f"pretrained weights {w.name}: the Hub at {huggingface_hub.constants.ENDPOINT} has no "
+                             f"repository {w.repo}{' at ' + w.revision if w.revision else ''} ({type(e).__name__}): "
+                             "check the name (--pretrained, pretrained=)") from None
     else: p = None
     if p is None:
-        if err is None: raise ValueError(f'pretrained weights {w.name}: the repository holds none of the files {list(w.files)}: name other weights (--pretrained)')
-        why = ('HF_HUB_OFFLINE is set, so nothing is fetched' if _offline() else "this node's first process did not leave them there" if not first
+        if err is None: raise ValueError(f'pretrained weights {w.name}: the repository holds none of the files '
+                                         f'{list(w.files)}: name other weights (--pretrained)')
+        why = ('HF_HUB_OFFLINE is set, so nothing is fetched' if _offline()
+               else "this node's first process did not leave them there" if not first
                else f'the Hub at {huggingface_hub.constants.ENDPOINT} could not be reached (asked once)')
         raise _missing(w, why)
     return p
@@ -213,31 +240,36 @@ def file_sha256(fn:Path|str)->str:
     return _sha256(str(Path(fn).resolve()), st.st_size, st.st_mtime_ns)
 
 # %% ../nbs/02f_weights.ipynb #4cc4b1fd
-_fetched = {}   # (source, URL or repository, revision, cache) -> file: what this process fetched; a run builds its learner at every stage
+# (source, URL or repository, revision, cache) -> file: what this process fetched; a run builds its learner each stage
+_fetched = {}
 
 def fetch_weights(w:Weights|None, # From `find_weights`
                   progress:bool=True, # torch.hub's progress bar, on the process that downloads
                  )->Weights|None:
-    "`w` with its local file and its SHA-256: fetched into its library's cache by each node's first process, read from the cache by the others and offline"
+    "`w` with its local file and SHA-256: fetched into its library's cache by a node's first process, else read there"
     if w is None: return None
     if w.source in ('torch.hub', 'hf'):
         key = (w.source, w.url or w.repo, w.revision, str(cache_path(w)))
-        if key not in _fetched: _fetched[key] = local_first(lambda first: _torch_hub(w, progress, first) if w.source == 'torch.hub' else _hub(w, first))
+        if key not in _fetched: _fetched[key] = local_first(lambda first: _torch_hub(w, progress, first)
+                                                            if w.source == 'torch.hub' else _hub(w, first))
         w.path = _fetched[key]
         if w.path.is_dir(): w.source = 'run'   # a model folder pushed by segdist-push: fine-tuning from it
-    elif not Path(w.path).exists(): raise FileNotFoundError(f'pretrained weights file {w.path} does not exist: give an existing file, or pretrained=False (--pretrained false)')
+    elif not Path(w.path).exists(): raise FileNotFoundError(f'pretrained weights file {w.path} does not exist: give an '
+                                                            'existing file, or pretrained=False (--pretrained false)')
     w.path = Path(w.path)
     w.sha256 = file_sha256(w.path/'model.safetensors' if w.path.is_dir() else w.path)   # a model folder: its tensors
     return w
 
 # %% ../nbs/02f_weights.ipynb #86dc5296
 def weights_record(w:Weights|None, # Fetched weights (`fetch_weights`), or None
-                   codes:list|None=None, # The classes of the model they fill: for an earlier run, whether its head is kept
+                   codes:list|None=None, # The classes of the model they fill: for a run, whether its head is kept
                   )->dict|None:
-    "Where `w` came from: what was asked for, source, name, URL or repository and commit, local file, SHA-256; for a run, its model and its own weights"
+    "Where `w` came from: what was asked, source, name, URL or repo and commit, file, SHA-256; a run's model, weights"
     if w is None: return None
-    r = dict(pretrained=w.spec, source=w.source, name=w.name, **{k: v for k, v in (('url', w.url), ('repo', w.repo), ('revision', w.revision)) if v})
-    if w.source == 'hf' and w.path is not None and w.path.parent.parent.name == 'snapshots': r['commit'] = w.path.parent.name   # the Hub's cache: snapshots/COMMIT/FILE
+    r = dict(pretrained=w.spec, source=w.source, name=w.name,
+             **{k: v for k, v in (('url', w.url), ('repo', w.repo), ('revision', w.revision)) if v})
+    if w.source == 'hf' and w.path is not None and w.path.parent.parent.name == 'snapshots':
+        r['commit'] = w.path.parent.name   # the Hub's cache: snapshots/COMMIT/FILE
     r.update(file=str(w.path), sha256=w.sha256)
     if w.source == 'run':
         run = read_run(w.path, w.trust)
@@ -251,12 +283,13 @@ pickle_moves = {   # a module that no longer exists -> the modules its names wen
     'segdist_nb.dataset': ('describe', 'check', 'synthetic'),
     'segdist_nb.speed': ('compiled',),
 }
-pickle_renames = {('segdist_nb.dls', 'mask_tensor'): ('segdist_nb.augment', 'mask_from_array'),   # (module, name) -> where it is now
-                  ('segdist_nb.split', 'FileSplitter'): ('segdist_nb.split', 'SeedSplitter')}   # the seed's rule, not fastai's `FileSplitter`
+# (module, name) -> where it is now; FileSplitter: the seed's rule, not fastai's `FileSplitter`
+pickle_renames = {('segdist_nb.dls', 'mask_tensor'): ('segdist_nb.augment', 'mask_from_array'),
+                  ('segdist_nb.split', 'FileSplitter'): ('segdist_nb.split', 'SeedSplitter')}
 
 # %% ../nbs/02f_weights.ipynb #0325edc1
 class MovedUnpickler(pickle.Unpickler):
-    "`pickle.Unpickler` that finds this library's classes and functions where they are now (`pickle_moves`, `pickle_renames`)"
+    "`pickle.Unpickler` that finds this library's classes and functions where they are now (`pickle_moves`, ...)"
     def find_class(self, module, name):
         module, name = pickle_renames.get((module, name), (module, name))
         for m in pickle_moves.get(module, ()):
@@ -264,7 +297,9 @@ class MovedUnpickler(pickle.Unpickler):
             if hasattr(mod, name): return getattr(mod, name)
         return super().find_class(module, name)
 
-moved_pickle = SimpleNamespace(__name__='pickle', Unpickler=MovedUnpickler, load=lambda f, **kw: MovedUnpickler(f, **kw).load())   # a `pickle_module` for torch.load
+# a `pickle_module` for torch.load
+moved_pickle = SimpleNamespace(__name__='pickle', Unpickler=MovedUnpickler,
+                               load=lambda f, **kw: MovedUnpickler(f, **kw).load())
 
 # %% ../nbs/02f_weights.ipynb #a1a3127e
 def read_learner(fn:Path|str, # A run's model.pkl, named by the user
@@ -282,23 +317,29 @@ def read_learner(fn:Path|str, # A run's model.pkl, named by the user
 def _read_run(fn:str, mtime:int)->AttrDict:
     if Path(fn).is_dir():   # a model folder: no pickle
         sm = SavedModel.read(fn); c = sm.cfg
-        return AttrDict(fn=Path(fn), sd=sm.model.state_dict(), codes=c['classes'], arch=c['arch'], decoder=c['decoder'], weights=c.get('weights_from'),
+        return AttrDict(fn=Path(fn), sd=sm.model.state_dict(), codes=c['classes'], arch=c['arch'], decoder=c['decoder'],
+                        weights=c.get('weights_from'),
                         stats=(c['mean'], c['std']) if c.get('mean') is not None and c.get('scale') is None else None)
     try: learn = read_learner(fn, trust_pickle=True)   # trusted by `read_run`'s caller
-    except Exception as e: raise ValueError(f'{fn} cannot be read as an earlier run to fine-tune from ({type(e).__name__}: {str(e)[:150]}): '
-                                            f'give the folder of a finished run, or its model folder (--pretrained, pretrained=)') from None
-    if not hasattr(learn, 'codes'): raise ValueError(f'{fn} is not the model.pkl of a run of this library (train.py --out RUN): fine-tuning needs its classes')
+    except Exception as e: raise ValueError(f'{fn} cannot be read as an earlier run to fine-tune from '
+                                            f'({type(e).__name__}: {str(e)[:150]}): give the folder of a finished run, '
+                                            'or its model folder (--pretrained, pretrained=)') from None
+    if not hasattr(learn, 'codes'): raise ValueError(f'{fn} is not the model.pkl of a run of this library (train.py '
+                                                     '--out RUN): fine-tuning needs its classes')
     norm = batch_part(learn.dls, Normalize)
-    stats = (norm.mean.flatten().tolist(), norm.std.flatten().tolist()) if norm is not None and batch_part(learn.dls, ScaleBands) is None else None
-    return AttrDict(fn=Path(fn), sd=learn.model.state_dict(), codes=list(learn.codes), arch=learn.arch_name, decoder=getattr(learn, 'decoder', 'fastai'),
+    stats = ((norm.mean.flatten().tolist(), norm.std.flatten().tolist())
+             if norm is not None and batch_part(learn.dls, ScaleBands) is None else None)
+    return AttrDict(fn=Path(fn), sd=learn.model.state_dict(), codes=list(learn.codes), arch=learn.arch_name,
+                    decoder=getattr(learn, 'decoder', 'fastai'),
                     stats=stats, weights=getattr(learn, 'weights_from', None))
 
 def read_run(fn:Path|str, # An earlier run's folder, its model folder, or its model.pkl (trusted)
              trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): it runs any code it holds
             )->AttrDict:
-    "What fine-tuning takes from an earlier run: its model's state dict (`sd`), classes (`codes`), `arch`, `decoder`, the `stats` its pictures were normalised with, and its own `weights`"
+    "What fine-tuning takes from an earlier run: its state dict `sd`, `codes`, `arch`, `decoder`, `stats`, `weights`"
     fn = Path(fn)
-    if not fn.exists(): raise FileNotFoundError(f'{fn} does not exist: give the folder of a finished run, or its model folder (--pretrained, pretrained=)')
+    if not fn.exists(): raise FileNotFoundError(f'{fn} does not exist: give the folder of a finished run, or its model '
+                                                'folder (--pretrained, pretrained=)')
     fn = run_model(fn)   # its model folder first
     fmt = check_model(fn, trust_pickle, ('folder', 'zip', 'pickle'), 'an earlier run to fine-tune from')
     return _read_run(str(fn.resolve()), (fn/'model.safetensors' if fmt == 'folder' else fn).stat().st_mtime_ns)
@@ -310,12 +351,13 @@ def check_run(run:AttrDict, # From `read_run`
              ):
     "Refuse an earlier run of another encoder or decoder, naming the options that fit it"
     if (run.arch, run.decoder) != (arch_name(arch), check_decoder(decoder)):
-        raise ValueError(f'{run.fn} is a {model_name(run.decoder, run.arch)}, this run a {model_name(decoder, arch)}: fine-tuning needs the same model: '
-                         f'pass --arch {run.arch} --decoder {run.decoder} (arch=, decoder=), or other weights (--pretrained)')
+        raise ValueError(f'{run.fn} is a {model_name(run.decoder, run.arch)}, this run a {model_name(decoder, arch)}: '
+                         f'fine-tuning needs the same model: pass --arch {run.arch} --decoder {run.decoder} (arch=, '
+                         'decoder=), or other weights (--pretrained)')
 
 # %% ../nbs/02f_weights.ipynb #7570cf29
 def head_keys(model:nn.Module)->list:
-    "The keys of the layer that gives `model`'s classes: SMP's `segmentation_head`, or the last layer with parameters of fastai's `DynamicUnet`"
+    "The keys of the layer giving `model`'s classes: SMP's `segmentation_head`, or the last one of a `DynamicUnet`"
     if isinstance(model, SegModel): pre = 'model.segmentation_head.'
     else: pre = [n for n, c in model.named_children() if any(True for _ in c.parameters())][-1] + '.'
     return [k for k in model.state_dict() if k.startswith(pre)]
@@ -328,9 +370,9 @@ def load_run(model:nn.Module, # A new model (`seg_learner`'s) of the run's encod
              codes:list, # The new model's classes
              arch:str|Callable, # Its encoder
              decoder:str, # Its decoder
-             verbose:bool=True, # Print what was kept, on rank 0, once per process (a run builds its model at every stage)
+             verbose:bool=True, # Print what was kept, on rank 0, once per process (a run builds its model each stage)
             )->str:
-    "Fill `model` from an earlier run's model: encoder and decoder, and the head when the classes are the same; the line that says which"
+    "Fill `model` from an earlier run's: encoder, decoder, and head if the classes are the same; says which"
     check_run(run, arch, decoder)
     own, new = model.state_dict(), list(codes) != run.codes
     skip = {'class_weights', *(head_keys(model) if new else ())}   # the class weights are the new run's own
@@ -338,9 +380,11 @@ def load_run(model:nn.Module, # A new model (`seg_learner`'s) of the run's encod
     check_fit(sd, own, [k for k in own if k not in skip], f'{run.fn} does not fit the model of this run')
     model.load_state_dict(sd, strict=False)
     first = next(k for k, v in own.items() if v.ndim == 4)
-    bands = f'; its first convolution adapted from 3 bands to {own[first].shape[1]} (timm\'s adapt_input_conv)' if run.sd[first].shape[1] != own[first].shape[1] else ''
+    bands = (f'; its first convolution adapted from 3 bands to {own[first].shape[1]} (timm\'s adapt_input_conv)'
+             if run.sd[first].shape[1] != own[first].shape[1] else '')
     msg = (f'fine-tuning from {run.fn}: the encoder and decoder of its {model_name(run.decoder, run.arch)}, ' +
-           (f"a new head for these {len(codes)} classes (it had {len(run.codes)}: {', '.join(run.codes)})" if new else f'and its head (the same {len(codes)} classes)') + bands)
+           (f"a new head for these {len(codes)} classes (it had {len(run.codes)}: {', '.join(run.codes)})" if new
+            else f'and its head (the same {len(codes)} classes)') + bands)
     if verbose and msg not in _said and rank_distrib() == 0: print(msg)
     _said.add(msg)
     return msg
