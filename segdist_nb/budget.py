@@ -1,4 +1,4 @@
-"""A run planned from the time it has: the data's fingerprint, the model's step time on this machine, stages that fill the budget, kept to as it trains.
+"""A run planned from the time it has: the data's fingerprint, this machine's step time, stages that fill it, kept to.
 
 Docs: https://segdist.github.io/segdist_nb/budget.html.md"""
 
@@ -56,7 +56,7 @@ def duration_text(sec:float)->str:
 def fingerprint(spec:DataSpec, # The data set (`load_data`)
                 splitter:Callable|None=None, # Its validation split as the run splits it; default the description's
                 n_masks:int=64, # Training masks read for the class frequencies
-                splits:tuple|None=None, # (train, valid) indices into its files, as the run split them; instead of `splitter`
+                splits:tuple|None=None, # (train, valid) indices into its files, as the run split them, not `splitter`
                )->dict:
     "What the planner needs of a data set: number of images, their sizes and aspect, bands and depth, class frequencies"
     use = ['train'] + (['valid'] if spec.has_valid else [])
@@ -104,7 +104,7 @@ def step_times(learn:Learner, # A learner of the run's model (`seg_learner`); it
         out[(h, w)] = (time.perf_counter() - t0) / steps
     return out
 
-def step_model(times:dict, # (height, width) -> seconds per step of `bs` images (`step_times`); or (bs, height, width) -> s
+def step_model(times:dict, # (height, width) -> seconds per step of `bs` images (`step_times`), or (bs, height, width)
                bs:int, # The images per step they were measured with, where a key does not say
               )->Callable: # (bs, (h, w)) -> seconds per step
     "A step's seconds as a fixed part plus a part per pixel, fitted (least squares) to measured step times"
@@ -193,8 +193,9 @@ def plan_budget(fp:dict, # The data set's `fingerprint`
                    f"at the larger" + ('' if e >= min_epochs else f', nor {min_epochs} epochs at the smallest size'))
     g = plan[0][1] * ws
     lr0 = float(f'{lr * math.sqrt(g / 16):.2g}')
-    why.append(f"batch {plan[0][1]} per process x {ws} (at most {batch_px / 1e6:.1f} Mpx a batch, at least {min_steps} steps "
-               f"an epoch); lr {lr0:g} (the study's {lr:g} at a batch of 16, times the square root of {g}/16)"
+    why.append(f"batch {plan[0][1]} per process x {ws} (at most {batch_px / 1e6:.1f} Mpx a batch, at least "
+               f"{min_steps} steps an epoch); lr {lr0:g} (the study's {lr:g} at a batch of 16, times the square "
+               f"root of {g}/16)"
                + (', halved in the last stage' if len(plan) > 1 else ''))
     stages = [dict(name=f'budget-{i + 1}', sz=sz, bs=b, epochs=e, lr=lr0 / 2 if i and i == len(plan) - 1 else lr0,
                    pct_start=0.3 if i < len(plan) - 1 else 0.2, wd=1e-2, freeze=False)
@@ -213,8 +214,8 @@ def plan_budget(fp:dict, # The data set's `fingerprint`
     decay = round(1 - 1 / max(10, steps / 10), 4)
     why.append(f"with --ema: decay {decay} a step, an average over about {round(1 / (1 - decay))} steps, a tenth of "
                f"the last stage's")
-    return AttrDict(stages=stages, budget=budget, ema_decay=decay, ws=ws, est=est, total=sum(est.values()), recipe=recipe,
-                    epoch_s={st['name']: es for st, (*_, es) in zip(stages, plan)}, reasons=why)
+    return AttrDict(stages=stages, budget=budget, ema_decay=decay, ws=ws, est=est, total=sum(est.values()),
+                    recipe=recipe, epoch_s={st['name']: es for st, (*_, es) in zip(stages, plan)}, reasons=why)
 
 def plan_text(plan:AttrDict)->str:
     "The plan in lines: each stage, the time it is planned to take, and the reasons"
@@ -243,11 +244,12 @@ class KeepBudget(Callback):
                  stage:int, # Index of the stage this fit runs
                  end:float, # `clock()` at which the run must have ended
                  clock:Callable=time.time, # The clock (a fake one in tests)
-                 slack:float=0.05, # Epochs are planned this share slower than measured (10% ended a 15-min run 8% early)
+                 slack:float=0.05, # Epochs are planned this share slower than measured (10% ended a run 8% early)
                 ): store_attr()
     def before_fit(self):
         self.t0, self.cut, self.at, self.i, self.took = self.clock(), None, None, self.stage, []
-        if not hasattr(self, 'planned'): self.planned = {o['name']: o['epochs'] for o in self.plan.stages}   # as planned
+        # as planned
+        if not hasattr(self, 'planned'): self.planned = {o['name']: o['epochs'] for o in self.plan.stages}
         if self.i is None:   # in a run: the stage whose best weights this fit saves
             sv = first(c for c in self.learn.cbs if isinstance(c, SaveModelCallback))
             self.i = [o['name'] for o in self.plan.stages].index(sv.fname)
@@ -266,7 +268,8 @@ class KeepBudget(Callback):
     def after_epoch(self):
         now, took = _max_ranks([self.clock(), self.clock() - self.t0])
         self.t0 = self.clock(); self.took.append(took)
-        took = float(np.median(self.took)) * (1 + self.slack)   # this stage's epochs so far: one slow epoch decides nothing
+        # this stage's epochs so far: one slow epoch decides nothing
+        took = float(np.median(self.took)) * (1 + self.slack)
         st, later, done = self.plan.stages[self.i], self.plan.stages[self.i + 1:], self.epoch + 1
         if self.at is not None and done >= self.at: raise CancelFitException()
         n = ifnone(self.at, self.n_epoch)
@@ -281,7 +284,8 @@ class KeepBudget(Callback):
                                         f"{o['epochs']} to {e} epochs (epochs take {r:.2f}x the planned time)")
             o['epochs'] = e
         if (n - done) * took + need(want) <= left:
-            more = min(self.n_epoch, done + int((left - need(want)) / took))   # a fit with room to grow: as the time holds
+            # a fit with room to grow: as the time holds
+            more = min(self.n_epoch, done + int((left - need(want)) / took))
             if self.at is None or later or more <= n: return
             print0(f"budget: stage {st['name']} raised from {n} to {more} epochs ({took:.1f} s an epoch, "
                    f"{left:.0f} s left): its one-cycle schedule spread over them")
@@ -331,7 +335,7 @@ def run_plan(cfg:dict, # A config with `budget` (`default_config`)
              splitter:Callable|None=None, # Its validation split, as the run splits it
              start:float|None=None, # `time.time()` when the run started: the time since then is set-up, in the budget
              step:Callable|None=None, # (bs, (h, w)) -> seconds per step, instead of timing the model on this machine
-             splits:tuple|None=None, # (train, valid) indices into its files, as the run split them; instead of `splitter`
+             splits:tuple|None=None, # (train, valid) indices into its files, as the run split them, not `splitter`
             )->AttrDict:
     "The plan of a `--budget` run: the data's fingerprint, its model's step time here, and `plan_budget`'s stages"
     t0, ws, budget = time.time(), max(1, num_distrib()), parse_budget(cfg['budget'])   # a bad budget is refused first
@@ -373,7 +377,7 @@ def plan_config(cfg:dict, # A checked config (`check_config`)
                 start:float|None=None, # `time.time()` when the run's process started
                 plan_only:bool=False, # `--plan-only`: refused without `budget`
                 step:Callable|None=None, # (bs, (h, w)) -> seconds per step, instead of timing the model here
-                splits:tuple|None=None, # (train, valid) indices into its files, as the run split them; instead of `splitter`
+                splits:tuple|None=None, # (train, valid) indices into its files, as the run split them, not `splitter`
                )->tuple: # (config, plan or None)
     "A config with `budget`: its plan printed, and the config with the plan's stages (they win over stages given)"
     if cfg['budget'] is None:

@@ -194,10 +194,9 @@ class OnnxModel:
         gpu = not cpu and 'CUDAExecutionProvider' in ort.get_available_providers()
         so = ort.SessionOptions(); so.intra_op_num_threads = ifnone(threads, torch.get_num_threads())
         try:
-            self.sess = ort.InferenceSession(fn.SerializeToString() if hasattr(fn, 'SerializeToString') else str(fn),
-                                             so,
-                                             providers=(['CUDAExecutionProvider'] if gpu else [])
-                                                       + ['CPUExecutionProvider'])
+            self.sess = ort.InferenceSession(
+                fn.SerializeToString() if hasattr(fn, 'SerializeToString') else str(fn), so,
+                providers=(['CUDAExecutionProvider'] if gpu else []) + ['CPUExecutionProvider'])
         except Exception as e:
             raise ValueError(f'{fn} cannot be read as an ONNX model ({type(e).__name__}: {str(e)[:150]}): give an '
                              f'.onnx written by segdist-export, or a run\'s model.pkl') from None
@@ -272,8 +271,8 @@ def inference_model(model, # A run's (model) folder, an `.onnx`, a `model.pkl` (
         if not isinstance(model, Learner):
             raise ValueError(f"{model} holds a {type(model).__name__}, not a fastai learner: give a run's model.pkl")
     if compile and engine == 'onnx':
-        raise ValueError('compile is for the PyTorch engine: pass engine torch (--engine torch) with it, or leave '
-                         'compile out')
+        raise ValueError('compile is for the PyTorch engine: pass engine torch (--engine torch) with it, '
+                         'or leave compile out')
     m = LearnerModel(model, cpu, compile=compile, bf16=engine == 'torch-bf16')
     if engine.startswith('torch') or compile or (engine == 'auto' and (m.device.type != 'cpu' or _ort() is None)):
         return m

@@ -39,8 +39,8 @@ def image_confusion(pred:np.ndarray, # (H, W) predicted class indices
     # where the input was nodata, nothing was predicted: nothing to score
     truth = np.where(np.asarray(pred) >= n, ignore_index, truth)
     # copies: PIL's arrays are read-only
-    return batch_confusion(torch.from_numpy(np.array(pred))[None], torch.from_numpy(np.array(truth))[None],
-                           n)[0].numpy()
+    return batch_confusion(torch.from_numpy(np.array(pred))[None],
+                           torch.from_numpy(np.array(truth))[None], n)[0].numpy()
 
 # %% ../nbs/05c_evaluate.ipynb #58f5b796
 def image_scores(cm:np.ndarray, # An image's confusion matrix

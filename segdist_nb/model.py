@@ -352,8 +352,8 @@ def _smp_learner(dls, decoder, arch, n, fn, wstats=None, **kwargs)->Learner:
     lk = _learner_kwargs(kwargs)
     if kwargs:
         raise ValueError(f"{sorted(kwargs)}: options of fastai's unet_learner, which decoder={decoder!r} does not take")
-    learn = Learner(dls, smp_model(decoder, arch, n, dls_bands(dls), fn), splitter=smp_split, moms=(0.95, 0.85, 0.95),
-                    **lk)
+    learn = Learner(dls, smp_model(decoder, arch, n, dls_bands(dls), fn), splitter=smp_split,
+                    moms=(0.95, 0.85, 0.95), **lk)
     tn = timm_name(arch)
     if fn is not None:
         if tn is not None and _pictures(dls):

@@ -208,8 +208,8 @@ def check_input(want:Imagery, # What the model trained on (`LearnerModel.imagery
                 f'{"its band in each channel" if n == 1 else "its alpha left out" if n == 4 else "as fastai reads it"}'
                 f'), as the model\'s training pictures ({want.n} band(s)) were')
         return None, None
-    exp = f"{want.dtype or 'bands'}, {want.n or 'some'} band(s)" + (f', bands {want.bands} of them' if want.bands
-                                                                      else '')
+    exp = (f"{want.dtype or 'bands'}, {want.n or 'some'} band(s)"
+           + (f', bands {want.bands} of them' if want.bands else ''))
     if ((want.dtype is not None and dt != want.dtype) or (want.n is not None and n != want.n)
         or (want.bands and max(want.bands) > n)):
         return f'{fn} is {what}, and the model was trained on {exp}', None
