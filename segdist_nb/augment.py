@@ -77,6 +77,7 @@ def _mask_draw(v:torch.Tensor, p:float, neutral:float=0.)->torch.Tensor:
     v = v * v.new_empty(v.shape).float().bernoulli_(p).long()
     return v + neutral if neutral != 0 else v
 
+# %% ../nbs/00b_augment.ipynb #72330f3d
 def _dihedral_table(device)->torch.Tensor:
     "The 8 matrices of fastai's `dihedral_mat`, (8, 3, 3)"
     xs, ys = tensor([1, -1, 1, -1, -1, 1, 1, -1]), tensor([1, 1, -1, 1, -1, -1, 1, -1])
@@ -85,6 +86,7 @@ def _dihedral_table(device)->torch.Tensor:
     return torch.stack([torch.stack([xs * m0, xs * m1, z], 1), torch.stack([ys * m1, ys * m0, z], 1),
                         torch.stack([z, z, o], 1)], 1).float().to(device)
 
+# %% ../nbs/00b_augment.ipynb #89234e94
 class SegBatch(DisplayedTransform):
     "The seed's batch transforms as one function on plain tensors: to float, the preset's augmentation, `Normalize`"
     order = 10   # where fastai's `IntToFloatTensor` is

@@ -266,6 +266,7 @@ def _bench_common(out:str, # The results folder's prefix: runs/<out>-<time>
             CliOption('--out', help=f'folder for the results; default runs/{out}-<time>'),
             CliOption('--steps', default=3, type=int, low=1, help='training steps per timed repetition (default 3)'))
 
+# %% ../nbs/06b_benchmark.ipynb #4a2db4b1
 _bench_model = (   # the model that the modes scaling and speed time
     CliOption('--arch', default='resnet34',
               help='encoder: a torchvision ResNet (default resnet34) or a timm model, e.g. convnext_nano'),

@@ -46,6 +46,7 @@ def parse_budget(budget:str|int|float, # A duration: '15m', '2h', '90s', '1h30m'
     if sec <= 0: raise ValueError(f'--budget {budget!r}: a run needs some time; give {budget_forms}')
     return sec
 
+# %% ../nbs/04da_budget.ipynb #f59b6ed1
 def duration_text(sec:float)->str:
     "'1h30m', '15m', '45s': a duration as `parse_budget` reads it"
     sec = int(math.ceil(sec))
@@ -73,6 +74,7 @@ def fingerprint(spec:DataSpec, # The data set (`load_data`)
                 kind=im.kind, codes=list(spec.codes), freq=[round(float(o), 5) for o in cnt / max(cnt.sum(), 1)],
                 masks_read=len(trn[::step][:n_masks]), multilabel=spec.multilabel)
 
+# %% ../nbs/04da_budget.ipynb #75455c1d
 def fingerprint_text(fp:dict)->str:
     "A fingerprint in a line"
     rare = min(zip(fp['freq'], fp['codes']))
@@ -104,6 +106,7 @@ def step_times(learn:Learner, # A learner of the run's model (`seg_learner`); it
         out[(h, w)] = (time.perf_counter() - t0) / steps
     return out
 
+# %% ../nbs/04da_budget.ipynb #3986c098
 def step_model(times:dict, # (height, width) -> seconds per step of `bs` images (`step_times`), or (bs, height, width)
                bs:int, # The images per step they were measured with, where a key does not say
               )->Callable: # (bs, (h, w)) -> seconds per step
@@ -124,6 +127,7 @@ def fit_size(h:float, w:float, # A size to reach
     if h <= w: return [r(h), r(r(h) * w / h)]
     return [r(r(w) * h / w), r(w)]
 
+# %% ../nbs/04da_budget.ipynb #aebb4b7e
 def plan_sizes(h:int, w:int, # The images' size
                multiple:int=32, # Sides are a multiple of this
                tol:float=0.1, # Largest error of a size's aspect against the images'
@@ -135,6 +139,7 @@ def plan_sizes(h:int, w:int, # The images' size
         if abs(sz[1] / sz[0] / (w / h) - 1) <= tol and sz not in out: out.append(sz)
     return out[::-1] or [fit_size(h, w, multiple)]
 
+# %% ../nbs/04da_budget.ipynb #38580540
 def plan_budget(fp:dict, # The data set's `fingerprint`
                 step:Callable, # (bs, (h, w)) -> seconds of a training step on one process (`step_model`)
                 budget:float, # Seconds for the whole run (`parse_budget`)
@@ -217,6 +222,7 @@ def plan_budget(fp:dict, # The data set's `fingerprint`
     return AttrDict(stages=stages, budget=budget, ema_decay=decay, ws=ws, est=est, total=sum(est.values()),
                     recipe=recipe, epoch_s={st['name']: es for st, (*_, es) in zip(stages, plan)}, reasons=why)
 
+# %% ../nbs/04da_budget.ipynb #dde64726
 def plan_text(plan:AttrDict)->str:
     "The plan in lines: each stage, the time it is planned to take, and the reasons"
     lines = [f"plan for --budget {duration_text(plan.budget)} ({plan.ws} process{'es' * (plan.ws > 1)}): "
@@ -237,6 +243,7 @@ def _max_ranks(xs:list)->list:
     torch.distributed.all_reduce(t, op=torch.distributed.ReduceOp.MAX)
     return t.tolist()
 
+# %% ../nbs/04da_budget.ipynb #616dc047
 class KeepBudget(Callback):
     "After each epoch, fit the epochs left (this stage's, then the next stages') into the time left of the budget"
     order = 100   # last: the epoch's saving callbacks have run when it stops the fit
@@ -300,6 +307,7 @@ class KeepBudget(Callback):
         if keep == 0: raise CancelFitException()
         self.at, self.cut = done + keep, (self.pct_train, self.train_iter, keep * len(self.dls.train))
 
+# %% ../nbs/04da_budget.ipynb #c89037cc
 def fit_epochs(epochs:int, # The stage's planned epochs
                grows:bool, # Whether it may grow: a `--budget` run's last stage, not resumed
                most:float=1.5, # It may grow to this many times its planned epochs
@@ -330,6 +338,7 @@ def model_bytes(model:nn.Module)->int:
     "Bytes of a model's weights and buffers"
     return sum(t.numel() * t.element_size() for t in get_model(model).state_dict().values())
 
+# %% ../nbs/04da_budget.ipynb #473972ed
 def run_plan(cfg:dict, # A config with `budget` (`default_config`)
              spec:DataSpec, # Its data set (`load_data`)
              splitter:Callable|None=None, # Its validation split, as the run splits it
@@ -371,6 +380,7 @@ def run_plan(cfg:dict, # A config with `budget` (`default_config`)
     plan.fingerprint, plan.end = fp, ifnone(start, t0) + plan.budget
     return plan
 
+# %% ../nbs/04da_budget.ipynb #999bd2dc
 def plan_config(cfg:dict, # A checked config (`check_config`)
                 spec:DataSpec, # Its data set
                 splitter:Callable|None=None, # Its validation split, as the run splits it
@@ -394,6 +404,7 @@ def plan_config(cfg:dict, # A checked config (`check_config`)
                    + ' (the plan\'s, see its reasons; these options were left at their defaults: give them to choose)')
     return dict(cfg, stages=plan.stages, **use), plan   # valid by construction: not checked again (tested below)
 
+# %% ../nbs/04da_budget.ipynb #c7fc1466
 def budget_cbs(cfg:dict, # The run's config
                plan:AttrDict|None, # Its plan (`run_plan`), or None without `budget`
               )->list:

@@ -37,6 +37,7 @@ class CacheError(DataError):
         self.args = ('\n'.join([f'{len(self.problems)} problem(s) with the cache{" " + where if where else ""}:']
                                + [f'  - {p}' for p in self.problems]),)
 
+# %% ../nbs/01b_cache.ipynb #fa064396
 def _rel(o, root)->str: return Path(os.path.relpath(o, root)).as_posix()
 
 # %% ../nbs/01b_cache.ipynb #b98d4c6d
@@ -74,6 +75,7 @@ def cache_key(man:dict)->str:
 # %% ../nbs/01b_cache.ipynb #77389c40
 def _when(ns:int)->str: return datetime.fromtimestamp(ns / 1e9).strftime('%Y-%m-%d %H:%M:%S')
 
+# %% ../nbs/01b_cache.ipynb #480475cd
 def cache_changes(old:dict, # Manifest the cache was built from
                   new:dict, # Manifest of the files now
                   n:int=5, # Files named at most
@@ -135,6 +137,7 @@ def _fill(args)->list:
         for fd in fds: os.close(fd)
     return probs
 
+# %% ../nbs/01b_cache.ipynb #45419827
 def _native_size(path:Path, items:list)->tuple:
     "The (height, width) that every image has, from the files' headers; `CacheError` if they differ"
     szs = Counter()
@@ -142,6 +145,7 @@ def _native_size(path:Path, items:list)->tuple:
     if len(szs) > 1: raise CacheError([sizes_message(szs)], str(path))   # the message the check and the loaders give
     return first(szs)
 
+# %% ../nbs/01b_cache.ipynb #2d1ac531
 def _clean_tmp(dest:Path):
     "Remove the temporary folders of builds on this host whose process is gone (killed or interrupted)"
     host = socket.gethostname()
@@ -154,6 +158,7 @@ def _clean_tmp(dest:Path):
 # %% ../nbs/01b_cache.ipynb #a868532e
 def _gb(n:int)->str: return f'{n / 1e9:.2f} GB' if n >= 1e8 else f'{n / 1e6:.1f} MB'
 
+# %% ../nbs/01b_cache.ipynb #521911ae
 def _layout(path:Path, man:dict, size, imagery)->tuple:
     "(n, c, h, w, dtype) of the cache of `man`: the storage size, else the one size of every image"
     items = man['items']
@@ -163,6 +168,7 @@ def _layout(path:Path, man:dict, size, imagery)->tuple:
     c, dt = (imagery.n_in, np.dtype(imagery.dtype)) if bands else (3, np.dtype(np.uint8))
     return len(items), c, h, w, dt
 
+# %% ../nbs/01b_cache.ipynb #978821f1
 def _start(dest:Path, final:Path, n:int, c:int, h:int, w:int, dt)->tuple:
     "A folder for `final`'s build, its two arrays at full size, unreserved: (tmp, files, folders made, need, free)"
     # the folders this build creates: removed again if it fails
@@ -186,6 +192,7 @@ def _start(dest:Path, final:Path, n:int, c:int, h:int, w:int, dt)->tuple:
     except BaseException: _undo(tmp, made); raise
     return tmp, files, made, need, free
 
+# %% ../nbs/01b_cache.ipynb #a88f1a15
 def _reserve(files:list, lo:int, hi:int, dest:Path):
     "Reserve on disk rows `lo`..`hi` of both arrays, so that a full disk stops the build here rather than a write"
     for fn, off, shape in files:
@@ -197,12 +204,14 @@ def _reserve(files:list, lo:int, hi:int, dest:Path):
                 raise CacheError([f'{dest} ran out of space reserving {_gb((hi - lo) * row)} for the cache: free space '
                                   f'or choose another folder']) from None
 
+# %% ../nbs/01b_cache.ipynb #d96aa116
 def _decode(path:Path, files:list, size, rows:list, reader, imagery, nw:int)->list:
     "Decode `rows` (index, image, mask) into the arrays with `nw` processes: the problems found"
     k = max(1, min(256, -(-len(rows) // max(1, 4 * nw))))
     jobs = [(path, files, size, rows[i:i + k], reader, imagery) for i in range(0, len(rows), k)]
     return [p for r in parallel(_fill, jobs, n_workers=nw, progress=False) for p in r]
 
+# %% ../nbs/01b_cache.ipynb #82602454
 def _finish(tmp:Path, final:Path, man:dict, shape:list, path:Path, checked, **kw):
     "Write the manifest, last, and rename the folder to its final name"
     m = dict(man, shape=shape, root=str(path.absolute()), checked=checked, **kw)
@@ -212,6 +221,7 @@ def _finish(tmp:Path, final:Path, man:dict, shape:list, path:Path, checked, **kw
         if not (final/'manifest.json').exists(): raise
         shutil.rmtree(tmp, ignore_errors=True)
 
+# %% ../nbs/01b_cache.ipynb #0cb7e993
 def _undo(tmp:Path, made:list):
     "Nothing left behind: the build's folder, and the cache folder (and its parents) if the build made them empty"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -219,6 +229,7 @@ def _undo(tmp:Path, made:list):
         try: d.rmdir()
         except OSError: break
 
+# %% ../nbs/01b_cache.ipynb #c71579ff
 def _say(path:Path, dest:Path, final:Path, imagery, n:int, c:int, h:int, w:int, dt, need:int, free:int, how:str)->str:
     "The line that announces a build"
     what = '8-bit RGB' if imagery is None or imagery.plain else f'{c} band(s) of {dt.name}' + (
@@ -228,6 +239,7 @@ def _say(path:Path, dest:Path, final:Path, imagery, n:int, c:int, h:int, w:int, 
     return (f'cache: decoding {n} image/mask pairs ({w}x{h}, {what}; {_gb(need)} of {_gb(free)} free) into '
             f'{final}{away} with {how}')
 
+# %% ../nbs/01b_cache.ipynb #2c1b6fcd
 def build_cache(path:Path|str, # Data set root
                 fns:list, # Image files
                 label_fn:Callable|None=None, # Image path -> mask path; default `MaskPath(path)`
@@ -358,6 +370,7 @@ def _caches(dest:Path)->list:
     out = [(d, json.loads((d/'manifest.json').read_text())) for d in dest.glob('*/') if (d/'manifest.json').is_file()]
     return sorted(out, key=lambda o: -(o[0]/'manifest.json').stat().st_mtime_ns)
 
+# %% ../nbs/01b_cache.ipynb #6a676573
 def _lookup(path:Path, man:dict, dest:Path, rebuild:bool, verbose:bool, checked=None)->tuple:
     "(the cache of `man`, []) if there is one, its check record up to date; else (None, the stale caches of the files)"
     final = dest/cache_key(man)
@@ -378,6 +391,7 @@ def _lookup(path:Path, man:dict, dest:Path, rebuild:bool, verbose:bool, checked=
         if verbose and rank_distrib() == 0: print(f'cache: {old[0][0]} is stale (' + '; '.join(ch) + '): rebuilding')
     return None, [d for d, _ in old]
 
+# %% ../nbs/01b_cache.ipynb #c2ac71a5
 def _together(f:Callable, who:int|None=None)->list:
     "`f()` on every rank (or rank `who` alone), then every rank's result, exchanged; one rank's error is raised on all"
     res = err = None
@@ -392,6 +406,7 @@ def _together(f:Callable, who:int|None=None)->list:
     if bad: raise CacheError([f'rank {r}: {p}' for r, w in bad for p in w])
     return [o for o, _ in out]
 
+# %% ../nbs/01b_cache.ipynb #035666b8
 def _build_together(path:Path, man:dict, dest:Path, size, n_workers, verbose:bool, checked, reader, imagery)->Path:
     "`build_cache` by every rank, each decoding its share into the files rank 0 made, which then writes the manifest"
     rank, ranks = dist.get_rank(), dist.get_world_size()
@@ -427,6 +442,7 @@ def _build_together(path:Path, man:dict, dest:Path, size, n_workers, verbose:boo
     if verbose and rank == 0: print(f'cache: built in {t:.1f} s ({n / t:.0f} pairs/s; per rank: {shares})')
     return final
 
+# %% ../nbs/01b_cache.ipynb #beccce73
 def _prepare(path:Path, fns:list, label_fn:Callable, dest:Path, size, rebuild:bool, n_workers, verbose:bool,
              checked=None, reader=None, imagery=None)->Path:
     "The folder of the cache of the current files: found, or built (by every rank under DDP) after saying what is stale"

@@ -73,6 +73,7 @@ def _tail(label_fn)->str:
     t = getattr(label_fn, 'tmpl', None)
     return '' if t is None else t.rsplit('}', 1)[-1] if '}' in t else t
 
+# %% ../nbs/01a_check.ipynb #1479b0bf
 def check_pairs(fns:list, # Image files
                 label_fn:Callable, # Image path -> mask path
                 reader:MaskReader, # How masks are read
@@ -176,6 +177,7 @@ def _check_ignore(spec:DataSpec, fns:list, where:str):
             raise SpecError([f"ignore: {o!r} is outside the values the masks hold (0..{top}{ch}, e.g. {m}): "
                              f"give a value the masks have, or remove it"], where)
 
+# %% ../nbs/01a_check.ipynb #350d29d4
 def check_spec(spec:DataSpec, # From `load_data`
                n_workers:int|None=None, # Processes that read files; default: all cores for large data sets
                splits:list|None=None, # Which splits; default all
@@ -248,6 +250,7 @@ def spec_files(spec:DataSpec, # A data set's description
     "The image files training reads: `train`, then `valid` when the description has that split"
     return [f for s in ('train', 'valid') if s in spec.splits for f in spec.files(s)]
 
+# %% ../nbs/01a_check.ipynb #803c483c
 def spec_splitter(spec:DataSpec, # A data set's description
                   fns:list, # `spec_files(spec)`
                   splitter:Callable|None=None, # Without a `valid:` split: this, else `default_splitter` (valid.txt)

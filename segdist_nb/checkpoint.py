@@ -42,6 +42,7 @@ class SaveError(OSError):
     def __init__(self, msg:str): super().__init__(msg); self.msg = msg
     def __str__(self): return self.msg   # as it was made, even after fastai's callbacks prefix its args
 
+# %% ../nbs/04b_checkpoint.ipynb #dcf1cdb5
 class _Writes:
     "A file's `write`, keeping the error it raised: `torch.save` turns it into `RuntimeError('unexpected pos ...')`"
     def __init__(self, f): self.f, self.exc = f, None
@@ -50,6 +51,7 @@ class _Writes:
         except BaseException as e: self.exc = e; raise
     def flush(self): self.f.flush()
 
+# %% ../nbs/04b_checkpoint.ipynb #565697fa
 def torch_save_atomic(obj, # What to `torch.save`
                 fn:Path|str, # Destination; written as `fn.tmp` then renamed
                 keep_prev:bool=False, # Keep the file `fn` held until now as `prev_path(fn)`
@@ -90,6 +92,7 @@ def host_copy(o):
     "`o` with each tensor copied to host memory: what a thread can write while training changes the originals"
     return apply(lambda t: t.detach().to('cpu', copy=True) if isinstance(t, Tensor) else t, o)
 
+# %% ../nbs/04b_checkpoint.ipynb #5157af61
 class CheckpointWriter:
     "Writes checkpoints (`torch_save_atomic`) in a thread, one at a time, so that training goes on during the write"
     def __init__(self): self.thread, self.error = None, None
@@ -109,6 +112,7 @@ class CheckpointWriter:
             e, self.error = self.error, None
             raise e
 
+# %% ../nbs/04b_checkpoint.ipynb #b3857642
 ckpt_writer = CheckpointWriter()   # the process's: `EpochCheckpoint` writes through it, a stopped run waits for it
 
 class EpochCheckpoint(Callback):

@@ -37,9 +37,13 @@ stage_keys = {'name', 'sz', 'bs', 'epochs', 'lr', 'pct_start', 'wd', 'freeze', '
 
 # %% ../nbs/04d_config.ipynb #3b72a846
 def _pretrained(v): return {'false': False, 'none': False, 'true': True}.get(v.lower(), v)
+
+# %% ../nbs/04d_config.ipynb #bc6a96f2
 def _class_weights(v):
     w = v.lower()
     return None if w == 'none' else 'median_freq' if w == 'median_freq' else [float(o) for o in v.split(',')]
+
+# %% ../nbs/04d_config.ipynb #66cae91d
 def _loss_weights(v):
     try: return [float(o) for o in v.split(',')]
     except ValueError: raise ValueError(f'--loss-weights {v!r}: give comma-separated numbers, e.g. 1,0.5') from None
@@ -129,7 +133,6 @@ run_options = (
     _O(None, 'stages', seed_stages, "the stages: name, sz, bs, epochs, lr, and pct_start, wd, freeze, crop"),
 )
 default_config = {o.key: o.default for o in run_options if o.key}   # a key two flags set: the same default
-
 
 # %% ../nbs/04d_config.ipynb #f1f27ad4
 def options_table(opts:tuple=run_options, # The options (`run_options`)

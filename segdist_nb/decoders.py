@@ -115,6 +115,7 @@ def _create(decoder:str, enc:str, n_out:int, n_in:int)->nn.Module:
         warnings.simplefilter('ignore')
         return smp.create_model(decoder, encoder_name=enc, encoder_weights=None, in_channels=n_in, classes=n_out)
 
+# %% ../nbs/02e_decoders.ipynb #152ec795
 def smp_model(decoder:str, # An SMP architecture of `decoders` (not 'fastai')
               arch:str|Callable, # The encoder: a torchvision ResNet, a timm model, or 'timm:NAME'
               n_out:int, # Classes
@@ -132,6 +133,7 @@ def smp_model(decoder:str, # An SMP architecture of `decoders` (not 'fastai')
 # %% ../nbs/02e_decoders.ipynb #52dfa4b5
 def _flat(k:str)->str: return k.replace('.', '_')
 
+# %% ../nbs/02e_decoders.ipynb #628d9f64
 def load_smp_encoder(encoder:nn.Module, # An SMP encoder, built empty
                      fn:Path|str, # Weights: a state dict or timm checkpoint of the whole classification model
                     ):

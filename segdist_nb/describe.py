@@ -60,6 +60,7 @@ def _split_of(name:str)->str|None:
     return ('train' if n in ('train', 'training') else 'valid' if n in ('val', 'valid', 'validation')
             else 'test' if n in ('test', 'testing') else None)
 
+# %% ../nbs/00c_describe.ipynb #86e4c113
 list_suffixes = ('.txt', '.yaml', '.yml', '.json', '.csv')
 
 def image_keys(fns:list, # Image files
@@ -77,6 +78,8 @@ def image_keys(fns:list, # Image files
         for k in {n, str(int(n))}:
             if ids[k] == 1: by.setdefault(k, f)
     return by
+
+# %% ../nbs/00c_describe.ipynb #b27792d2
 _name_cols = ('image', 'images', 'file', 'filename', 'file_name', 'name', 'image_id', 'id', 'img', 'path')
 _split_cols = ('split', 'set', 'subset', 'partition', 'fold')
 
@@ -251,6 +254,7 @@ def _split(root:Path, name:str, d, images:str, labels:str, where:str)->DataSplit
     return DataSplit(name, folder, MaskPath(root, tmpl, folder, str(d.get('strip', ''))),
                      None if lst is None else root/lst)
 
+# %% ../nbs/00c_describe.ipynb #5a0a865a
 def _classes(root:Path, d:dict, where:str)->tuple:
     "(codes, palette) of a description"
     pal, pnames = d.get('palette'), None
@@ -273,6 +277,7 @@ def _classes(root:Path, d:dict, where:str)->tuple:
                                                     'give one colour per class'])
     return codes, pal
 
+# %% ../nbs/00c_describe.ipynb #04732707
 def _spec_file(fn:Path, images:str|None=None, labels:str|None=None, txt:str|None=None)->DataSpec:
     "A `DataSpec` from a `data.yaml`, or from `txt` as if it were that file's text"
     try: d = yaml.safe_load(fn.read_text() if txt is None else txt) or {}
@@ -328,6 +333,7 @@ def load_data(data:Path|str|DataSpec, # A data set folder (with/without `data.ya
         spec = DataSpec(spec.root, list(codes), spec.splits, spec.void, spec.ignore, spec.palette, spec.file, spec.desc)
     return spec
 
+# %% ../nbs/00c_describe.ipynb #4d29666b
 def _today(root:Path, images:str|None, labels:str|None, codes:list|None)->DataSpec:
     "The `DataSpec` of today's layout: `images/`, `labels/`, `codes.txt`"
     img = root/(images or 'images')
@@ -373,6 +379,7 @@ def _mask_tmpl(root:Path, img_dir:Path, lbl_dir:Path, fns:list, strip:str='', n:
         if k > len(fns) // 2 and (best is None or k > best[1]): best = (tmpl, k)
     return best and best[0]
 
+# %% ../nbs/00c_describe.ipynb #5068b006
 def _candidates(root:Path)->tuple:
     "(layout name, {split: (image folder, mask folder)}) of the split-folder layouts found in `root`"
     dirs = [d for d in sorted(root.iterdir()) if d.is_dir() and not d.name.startswith('.')]
@@ -399,6 +406,7 @@ def _candidates(root:Path)->tuple:
         return 'images/ with {m}/ (validation by valid.txt, a suffix or at random)', dict(train=(root/'images', ms))
     return None, {}
 
+# %% ../nbs/00c_describe.ipynb #bcc7a73f
 def mask_folders(img_dir:Path, # An image folder
                 )->list: # Its sibling folders that hold image files: the common mask folder names first
     "The folders beside `img_dir` that may hold its masks"
@@ -406,6 +414,7 @@ def mask_folders(img_dir:Path, # An image folder
     ds = sorted(ds, key=lambda d: _mask_dirs.index(d.name.lower()) if d.name.lower() in _mask_dirs else len(_mask_dirs))
     return [d for d in ds if first(image_files(d, quiet=True)) is not None]
 
+# %% ../nbs/00c_describe.ipynb #1d79ff21
 def _rank(end:str)->tuple:
     "Which of several masks of an image is its class mask (Cityscapes' gtFine has colour and instance images beside it)"
     e = end.lower()
@@ -413,6 +422,7 @@ def _rank(end:str)->tuple:
             next((i for i, w in enumerate(('trainid', 'labelid', 'label', 'mask', 'annot', 'class', 'gt', 'seg'))
                   if w in e), 9))
 
+# %% ../nbs/00c_describe.ipynb #7d388395
 def pair_masks(root:Path, # Data set root
                img_dir:Path, # Image folder
                lbl_dir:Path, # A candidate mask folder
@@ -470,6 +480,7 @@ def _scan(masks:list, n:int=300)->tuple:
         counts = rgb
     return counts, colour, any(Path(f).suffix.lower() in ('.jpg', '.jpeg') for f in masks[:n])
 
+# %% ../nbs/00c_describe.ipynb #7c3e9899
 def _classes_found(root:Path, masks:list, known:list|None=None)->tuple:
     "(description keys, notes) for the classes: codes.txt, a palette file, known names, or placeholders from the masks"
     if (root/'codes.txt').is_file(): return dict(codes='codes.txt'), ['classes: codes.txt']
@@ -516,7 +527,6 @@ def _classes_found(root:Path, masks:list, known:list|None=None)->tuple:
               f'lossy or resized? say which are classes (palette: and names:) and write the data.yaml yourself']
              if not index else []))
 
-
 # %% ../nbs/00c_describe.ipynb #278b30d8
 def find_lists(root:Path, # A data set folder
                images:Path, # Its image folder
@@ -533,6 +543,7 @@ def find_lists(root:Path, # A data set folder
         if 'train' in ks: return fn, ks
     return None
 
+# %% ../nbs/00c_describe.ipynb #045ad49e
 def find_layout(root:Path|str, # A data set folder without data.yaml
                )->tuple|None: # (description dict, notes) or None
     "The `data.yaml` that fits a folder in one of the common layouts, with what was found"

@@ -53,6 +53,7 @@ def rank_items(n:int, # Items in the epoch (the loader's data set)
     per = -(-n // ws)
     return range(rank * per, (rank + 1) * per)
 
+# %% ../nbs/04_distributed.ipynb #f8c4cdcb
 def rank_batches(n:int, # Items in the epoch
                  bs:int, # Batch size per process
                  ws:int, # World size

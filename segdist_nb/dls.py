@@ -128,6 +128,7 @@ def _cache_kwargs(path:Path, fns:list, label_fn:Callable, item_sz, cache, reader
                          f"is {item_sz}: pass the same item_sz, or cache=True to use (or build) the cache for this one")
     return dict(dl_type=CacheDL, cache=cache)
 
+# %% ../nbs/01c_dls.ipynb #3b29d630
 def seg_spec(data, # A data set folder, a data.yaml, or a `DataSpec`
              codes:list|None=None, # Class names, instead of the description's
              label_fn:Callable|None=None, # Image path -> mask path, instead of the description's (one split only)
@@ -228,10 +229,12 @@ def _prefetch_job(job:tuple):
     finally:
         if hasattr(it, 'close'): it.close()
 
+# %% ../nbs/01c_dls.ipynb #d6e2e436
 def _prefetch_loop(jobs:queue.Queue):
     "The thread: one job (an epoch) after another, until its `Prefetcher` is collected (a `None` job)"
     while (job := jobs.get()) is not None: _prefetch_job(job); del job   # holds nothing of the loader between epochs
 
+# %% ../nbs/01c_dls.ipynb #b25f7ac2
 # `empty` bound now: a generator closed at exit still finds it
 def _stop_epoch(out:queue.Queue, stop:threading.Event, empty=queue.Empty):
     "Stop an epoch's job: the thread stops before its next batch, not left blocked on a full queue (one put at most)"
@@ -240,6 +243,7 @@ def _stop_epoch(out:queue.Queue, stop:threading.Event, empty=queue.Empty):
         try: out.get_nowait()
         except empty: break
 
+# %% ../nbs/01c_dls.ipynb #ae2bfa53
 class Prefetcher:
     "One thread for a loader's life, making each epoch's batches `n` ahead of the training loop"
     def __init__(self, n:int=2, # Batches made ahead
@@ -276,6 +280,7 @@ def _ready(b:tuple, ev, cur, device:torch.device)->tuple:
         if isinstance(t, torch.Tensor) and t.device.type == device.type: t.record_stream(cur)
     return b
 
+# %% ../nbs/01c_dls.ipynb #90f3d02b
 def copy_ahead(batches:Iterable, # Batches on the host, pinned (the copy is asynchronous only from pinned memory)
                device, # The accelerator, e.g. 'cuda:1'
                mod=None, # Its device module (`torch.get_device_module`), whose streams and events are used
@@ -355,6 +360,7 @@ def _then_next_epoch(dl, batches:Iterator)->Iterator:
     dl.randomize(); dl._ahead = dl.get_idxs(); kept_workers(dl, dl._ahead, ahead=True)
     yield prev
 
+# %% ../nbs/01c_dls.ipynb #49e6abf6
 def epoch_sample(dl)->Iterator:
     "fastai's `DataLoader.sample`: the epoch's order, read from shared memory in a kept worker process"
     kept = get_worker_info() is not None and getattr(dl, '_order', None) is not None
@@ -370,8 +376,12 @@ def close_workers(dl):
 # %% ../nbs/01c_dls.ipynb #008464ed
 @patch
 def __iter__(self:CacheDL): return epoch_batches(self)
+
+# %% ../nbs/01c_dls.ipynb #a6fab3c7
 @patch
 def sample(self:CacheDL): return epoch_sample(self)
+
+# %% ../nbs/01c_dls.ipynb #0d9d695f
 @patch
 def __getstate__(self:CacheDL):
     "Pickled without its thread and workers (a copy starts its own)"

@@ -182,6 +182,7 @@ def _ort():
     try: import onnxruntime as ort; return ort
     except ImportError: return None
 
+# %% ../nbs/05a_engine.ipynb #d789eea6
 class OnnxModel:
     "An ONNX model (from `segdist-export` or `onnx_proto`) on onnxruntime, with `LearnerModel`'s interface"
     def __init__(self, fn, # An .onnx file written by `export_onnx`, or an ONNX `ModelProto`

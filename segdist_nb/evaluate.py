@@ -62,6 +62,7 @@ def _gather(obj):
     dist.all_gather_object(res, obj)
     return res
 
+# %% ../nbs/05c_evaluate.ipynb #a6080430
 def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
              data:Path|str, # Labelled data set: images/, labels/, codes.txt
              out:Path|str|None=None, # Output folder; default `eval-<data set name>` beside the model
@@ -144,6 +145,7 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
                        skipped=[dict(file=Path(f).relative_to(spec.root).as_posix() if Path(f).is_relative_to(spec.root)
                                      else str(f), reason=why) for f, why in skipped]), t0, k)
 
+# %% ../nbs/05c_evaluate.ipynb #3b23f3e8
 def _not_trained_on(m, spec, fns:list, split:str|None, use:list, rank:int)->tuple:
     "(the images to score, how many the model trained on were left out), by the split named or the test split"
     where = str(spec.file or spec.root)

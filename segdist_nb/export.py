@@ -161,8 +161,11 @@ def int8_verdict(s:dict, # From `int8_scores`
 
 # %% ../nbs/05d_export.ipynb #ccecf6a6
 def _stats(cm, void): st = SegStats(len(cm), void); st.cm = torch.as_tensor(cm); return st
+
+# %% ../nbs/05d_export.ipynb #7f23802d
 def _miou(cm, void): return float(seg_metric_fns['miou'](_stats(cm, void)))
 
+# %% ../nbs/05d_export.ipynb #8fa49d30
 def quantize_int8(g, # The fp32 ONNX graph (`onnx_proto`)
                   data:Path|str, # The data set: training images calibrate, validation images check
                   n_calib:int=32, # Calibration images, drawn from the training images

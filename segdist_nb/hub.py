@@ -111,6 +111,7 @@ def push_parser()->argparse.ArgumentParser:
                                 "with a model card")
     return add_options(p, push_options)
 
+# %% ../nbs/04f_hub.ipynb #0c253556
 def segdist_push(argv:list|None=None, # Command-line arguments (default: the process's)
                 ):
     "Console entry point `segdist-push`: a run's model folder and card to the Hub (`huggingface-cli login` or HF_TOKEN)"

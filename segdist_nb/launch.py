@@ -127,6 +127,7 @@ def _how(code:int)->str:
         except ValueError: pass
     return f'failed with exit code {code}'
 
+# %% ../nbs/04a_launch.ipynb #c8e02c82
 def first_contact(args):
     "On a node other than 0 of a static rendezvous, wait `--first-contact` seconds at most for the master to answer"
     if args.rdzv_backend != 'static' or max(int(o) for o in str(args.nnodes).split(':')) <= 1: return
@@ -173,6 +174,7 @@ if __name__ == '__main__' and '__file__' in globals(): segdist_launch()  # not w
 # %% ../nbs/04a_launch.ipynb #ce5d40d6
 def _interrupt(*_): raise KeyboardInterrupt
 
+# %% ../nbs/04a_launch.ipynb #04dc68eb
 @contextlib.contextmanager
 def sigterm_interrupts():
     "Inside, SIGTERM (how a launcher stops its ranks) raises `KeyboardInterrupt`; outside, it stops the process at once"
@@ -188,6 +190,7 @@ def _pump(stream, buf:list, echo:bool):
         buf.append(line)
         if echo: print(line, end='', flush=True)
 
+# %% ../nbs/04a_launch.ipynb #336495fb
 def run_launch(argv:list, # Launcher arguments, e.g. ['--cpus', '2', 'script.py', ...]
                timeout:float=600, # Seconds before the launcher is stopped and `TimeoutExpired` raised
                grace:float=30, # Seconds the stopped launcher gets to end its ranks before it is killed

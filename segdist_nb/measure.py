@@ -139,6 +139,7 @@ def _upscale_pair(args):
             dst.parent.mkdir(parents=True, exist_ok=True)
             im.resize((im.size[0] * factor, im.size[1] * factor), rs).save(dst)
 
+# %% ../nbs/06_measure.ipynb #6a99fc89
 def upscale_data(path:Path|str, # A data set (images/, labels/, codes.txt)
                  dst:Path|str, # Where the upscaled copy goes; kept if it is already complete
                  factor:int=2, # Scale factor of both sides
@@ -230,10 +231,12 @@ def _copy(model:nn.Module)->nn.Module:
     buf = io.BytesIO(); torch.save(model, buf); buf.seek(0)
     return torch.load(buf, weights_only=False)
 
+# %% ../nbs/06_measure.ipynb #64582e2f
 def _autocast(dev, bf16:bool):
     "bf16 autocast on `dev`, as fastai's `MixedPrecision(amp_mode='bf16')`; fp32 when not `bf16`"
     return torch.autocast(dev.type, torch.bfloat16, enabled=bf16)
 
+# %% ../nbs/06_measure.ipynb #6dee147a
 def _train_row(model, x, y, steps, cl, comp, dev=torch.device('cpu'), bf16=False):
     "Losses of `steps` `plain_steps` on a copy of `model` on `dev`, the first step's seconds, and a later step's"
     m, x, y = fast_unet(_copy(model)).float().to(dev), x.to(dev), y.to(dev)
@@ -244,6 +247,7 @@ def _train_row(model, x, y, steps, cl, comp, dev=torch.device('cpu'), bf16=False
     ts = plain_steps(m, [(x, y)], [1, 2, steps], 'bf16' if bf16 else 'fp32', losses=losses)
     return losses, ts[0] - t0, (ts[2] - ts[1]) / (steps - 2)
 
+# %% ../nbs/06_measure.ipynb #e286177d
 def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
                 mean, std, # Its normalisation
                 codes:list, void:int|None, # Its classes

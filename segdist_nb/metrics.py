@@ -21,6 +21,7 @@ def _flat(inp, targ):
     "Predicted and target class indices as flat tensors"
     return inp.argmax(dim=1).flatten(), targ.flatten()
 
+# %% ../nbs/02_metrics.ipynb #eb4104cb
 def seed_metrics(void:int|None=0, # Index of the void class, or `None`
                 )->list:
     "The seed's `acc_all`, `acc_clss`, `adj_clss` as plain functions (fastai averages them per batch)"
@@ -60,10 +61,12 @@ def _real(learn)->tuple:
     bs, dl = find_bs(learn.yb), getattr(learn, 'dl', None)
     return (dl.n_real(bs) if hasattr(dl, 'n_real') else bs), getattr(dl, 'world_size', 1) > 1
 
+# %% ../nbs/02_metrics.ipynb #a6a88250
 def _sum_ranks(t:Tensor)->Tensor:
     "`t` summed over every process of the group, on the backend's device (CUDA for nccl)"
     t = t.to('cuda' if dist.get_backend() == 'nccl' else 'cpu'); dist.all_reduce(t); return t
 
+# %% ../nbs/02_metrics.ipynb #2f22a679
 class SegStats:
     "Confusion matrix of a validation set, summed on the device without padding; across DDP ranks once, when read"
     def __init__(self, n:int, # Number of classes
@@ -118,12 +121,20 @@ class SegStats:
 # %% ../nbs/02_metrics.ipynb #27fcd588
 def _acc_all(s:SegStats):
     cm = s.cm.double(); return float(cm.trace() / cm.sum()) if cm.sum() else float('nan')
+
+# %% ../nbs/02_metrics.ipynb #773988e9
 def _acc_nonvoid(s:SegStats, empty):
     cm, k = s.cm.double().numpy(), s.keep
     tot = cm[k].sum()
     return float(np.diag(cm)[k].sum() / tot) if tot else empty
+
+# %% ../nbs/02_metrics.ipynb #0ca0c117
 def _miou(s:SegStats): return float(np.nanmean(s.per_class().iou)) if s.cm.sum() else float('nan')
+
+# %% ../nbs/02_metrics.ipynb #6e6e6e4b
 def _dice(s:SegStats): return float(np.nanmean(s.per_class().dice)) if s.cm.sum() else float('nan')
+
+# %% ../nbs/02_metrics.ipynb #d2e60bf0
 def _fwiou(s:SegStats):
     t = s.per_class(); return float((t.pixel_share * t.iou.fillna(0)).sum())
 seg_metric_fns = dict(acc_all=_acc_all, acc_clss=partial(_acc_nonvoid, empty=1.),

@@ -201,6 +201,7 @@ def check_pretrained(w:Weights|None, # Fetched weights (`fetch_weights`), or Non
     elif tn is not None: timm_body(tn, w.path, n_in)
     else: body_weights(arch if callable(arch) else getattr(torchvision.models, arch), w.path)
 
+# %% ../nbs/03_model.ipynb #be7f9078
 def _fine_tune(learn:Learner, dls:DataLoaders, w:Weights, codes:list, arch, decoder:str):
     "Fill `learn`'s model from the earlier run `w` (chapter 02f's `load_run`), normalise as it did, freeze the encoder"
     run = read_run(w.path, w.trust)
@@ -322,10 +323,12 @@ def _encoder_norm(dls:DataLoaders, stats:tuple, name:str):
     norm.mean, norm.std = new.mean.to(norm.mean.device), new.std.to(norm.std.device)
     if rank_distrib() == 0: print(f'{name}: normalising with its own statistics, mean {stats[0]}, std {stats[1]}')
 
+# %% ../nbs/03_model.ipynb #50aed64c
 def _learner_kwargs(kwargs:dict)->dict:
     "The arguments of `kwargs` that are `Learner`'s, taken out of it"
     return {k: kwargs.pop(k) for k in list(kwargs) if k in inspect.signature(Learner).parameters}
 
+# %% ../nbs/03_model.ipynb #f3cc23d6
 def dls_bands(dls:DataLoaders)->int:
     "The number of input channels of `dls`'s batches: its bands (`ScaleBands`), or 3 for 8-bit pictures (RGB)"
     sb = batch_part(dls, ScaleBands)
@@ -334,6 +337,7 @@ def dls_bands(dls:DataLoaders)->int:
 # %% ../nbs/03_model.ipynb #df00a072
 def _pictures(dls)->bool: return batch_part(dls, ScaleBands) is None
 
+# %% ../nbs/03_model.ipynb #84897129
 def _timm_learner(dls, name, n, fn, self_attention, wstats=None, **kwargs)->Learner:
     "fastai's `unet_learner` on a timm encoder: `DynamicUnet` in a `Learner` with the encoder's groups and statistics"
     lk = _learner_kwargs(kwargs)
@@ -347,6 +351,7 @@ def _timm_learner(dls, name, n, fn, self_attention, wstats=None, **kwargs)->Lear
         learn.freeze()
     return learn
 
+# %% ../nbs/03_model.ipynb #77032f74
 def _smp_learner(dls, decoder, arch, n, fn, wstats=None, **kwargs)->Learner:
     "An SMP architecture on `arch` (`02e_decoders`) in a `Learner` with its parameter groups, as in `unet_learner`"
     lk = _learner_kwargs(kwargs)
@@ -362,6 +367,7 @@ def _smp_learner(dls, decoder, arch, n, fn, wstats=None, **kwargs)->Learner:
         learn.freeze()
     return learn
 
+# %% ../nbs/03_model.ipynb #268fb79f
 def seg_learner(dls:DataLoaders, # From `seg_dls`
                 arch:str|Callable='resnet34', # Encoder: a torchvision ResNet (name or function), timm name or 'timm:X'
                 void:int|str|None=None, # Void class (index or name); excluded from IoU and from the accuracy `acc_clss`

@@ -54,6 +54,7 @@ def to_bits(planes:np.ndarray, # (n, H, W): nonzero where each class is
     w = (1 << np.arange(len(planes), dtype=np.uint16))[:, None, None]
     return ((np.asarray(planes) != 0) * w).sum(0).astype(np.uint8)
 
+# %% ../nbs/00bb_multilabel.ipynb #5f71401a
 def from_bits(bits:np.ndarray, # (..., H, W) bit flags
               n:int, # Number of classes
              )->np.ndarray: # (..., n, H, W) bool
@@ -61,6 +62,7 @@ def from_bits(bits:np.ndarray, # (..., H, W) bit flags
     b = np.asarray(bits)[..., None, :, :].astype(np.int64)
     return (b >> np.arange(n).reshape(-1, 1, 1)) & 1 == 1
 
+# %% ../nbs/00bb_multilabel.ipynb #0cf893bc
 def ml_names(codes:list, # Class names, in bit order
             )->list: # 2**n names
     "A name for each value of the bit flags: the classes it holds joined by '+', 'none' for 0 (one palette colour each)"
@@ -74,6 +76,7 @@ def _plane(fn:Path)->np.ndarray:
     a = read_image(fn)
     return (a != 0).any(-1)
 
+# %% ../nbs/00bb_multilabel.ipynb #469124ff
 class LabelsReader:
     "Read a multi-label mask (`ml_layouts`) as (H, W) uint8 bit flags: bit `i` where class `i` is"
     plain, tolerance = False, 0   # as `MaskReader`'s: never fastai's `PILMask`, no palette tolerance

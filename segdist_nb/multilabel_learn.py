@@ -50,11 +50,13 @@ class MultiLabelLoss(SegLoss):
     def decodes(self, x): return ml_decode(x)
     def __repr__(self): return f'MultiLabelLoss({self.name!r}, {self.n})'
 
+# %% ../nbs/02g_multilabel_learn.ipynb #ccf947ff
 class MultiLabelSum(SegLossSum):
     "A weighted sum of `MultiLabelLoss` terms, with their sigmoid and bit flags"
     def activation(self, x): return torch.sigmoid(x)
     def decodes(self, x): return ml_decode(x)
 
+# %% ../nbs/02g_multilabel_learn.ipynb #7cb3d552
 def ml_decode(x:torch.Tensor, # Logits (bs, n, H, W) or (n, H, W)
               thresh:float=0., # A class is where its channel is above this: 0 for logits, 0.5 for probabilities
              )->torch.Tensor: # (bs, H, W) or (H, W) uint8
@@ -62,6 +64,7 @@ def ml_decode(x:torch.Tensor, # Logits (bs, n, H, W) or (n, H, W)
     w = (1 << torch.arange(x.shape[-3], device=x.device)).view(-1, 1, 1)
     return ((x > thresh).long() * w).sum(-3).byte()
 
+# %% ../nbs/02g_multilabel_learn.ipynb #0b438b7a
 def ml_loss(loss:str='ce', # 'ce', 'dice', 'focal', or a sum such as 'ce+dice' (--loss)
             n:int=2, # Number of classes
             loss_weights:list|None=None, # Weights of a sum's terms; default 1 each
@@ -89,12 +92,14 @@ def bits_confusion(pred:torch.Tensor, # (bs, H, W) predicted bit flags; `ignore_
     c = lambda a, b: (a & b & ok).sum((2, 3))
     return torch.stack([c(~t, ~p), c(~t, p), c(t, ~p), c(t, p)], -1).view(*t.shape[:2], 2, 2)
 
+# %% ../nbs/02g_multilabel_learn.ipynb #9ce30d8e
 def ml_confusion(pred:torch.Tensor, # Logits (bs, n, H, W)
                  targ:torch.Tensor, # (bs, H, W) bit flags
                 )->torch.Tensor: # (bs, n, 2, 2) long
     "Each image's 2x2 confusion matrix per class from the logits (`bits_confusion` of `ml_decode`)"
     return bits_confusion(ml_decode(pred.as_subclass(torch.Tensor)), targ, pred.shape[1])
 
+# %% ../nbs/02g_multilabel_learn.ipynb #0fb71d6c
 class MultiLabelStats(SegStats):
     "Per-class 2x2 confusion matrices summed over a validation set: padding out, across DDP ranks once, as `SegStats`"
     def __init__(self, n:int, # Number of classes
@@ -114,6 +119,7 @@ class MultiLabelStats(SegStats):
         return pd.DataFrame(dict(cls=np.arange(self.n), iou=iou, dice=dice, precision=prec, recall=rec,
                                  pixel_share=share))
 
+# %% ../nbs/02g_multilabel_learn.ipynb #18882655
 def ml_metrics(n:int, # Number of classes
                names:list=('miou', 'dice'), # Which metrics, from `seg_metric_fns` (those read from `per_class`)
               )->list:
@@ -121,6 +127,7 @@ def ml_metrics(n:int, # Number of classes
     stats = MultiLabelStats(n)
     return [SegMetric(stats, o) for o in names]
 
+# %% ../nbs/02g_multilabel_learn.ipynb #bfa8ebcf
 def ml_image_confusion(pred:np.ndarray, # (H, W) predicted bit flags (`ignore_index` where nothing was predicted)
                        truth:np.ndarray, # (H, W) true bit flags
                        n:int, # Number of classes
@@ -129,6 +136,7 @@ def ml_image_confusion(pred:np.ndarray, # (H, W) predicted bit flags (`ignore_in
     # copies: PIL's arrays are read-only
     return bits_confusion(torch.from_numpy(np.array(pred))[None], torch.from_numpy(np.array(truth))[None], n)[0].numpy()
 
+# %% ../nbs/02g_multilabel_learn.ipynb #9afb1ce7
 def ml_image_scores(cm:np.ndarray, # An image's (n, 2, 2) confusion matrices (`bits_confusion`)
                    )->dict:
     "Pixel accuracy over every class's yes or no, and mean IoU over the classes in the image's truth or prediction"

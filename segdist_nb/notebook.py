@@ -79,6 +79,7 @@ def _train_proc(cfg:dict, out:Path, resume:bool, restart:bool=False):
     "What each process of `train_nb` runs: the recipe"
     run_recipe(cfg, out, resume, restart=restart)   # `train_nb` checked the config
 
+# %% ../nbs/05e_notebook.ipynb #b4197c73
 def train_nb(cfg:dict|str|Path|None=None, # A config (`default_config`) or a YAML/JSON file of one; default the seed's
              out:str|Path|None=None, # Run folder; default runs/<start time>
              cpus:int|None=None, # Number of CPU processes; or

@@ -83,6 +83,7 @@ def options_help(opts:tuple, # Options (`CliOption`s) and subcommands (`CliComma
         elif o.flag: res.append((o.flag, o.help if o.add is None else made[o.flag]))
     return res
 
+# %% ../nbs/00_options.ipynb #8bb7813f
 def parser_help(p:argparse.ArgumentParser, # A command's parser
                )->list: # (flag, help) of each of its options but `--help`
     "What `--help` says of each option, from the parser; a subcommand's as `name`, then `name --flag`"

@@ -52,6 +52,7 @@ def overlay(img:Image.Image, # The image
     w = np.where(mask == skip, 0., alpha)[..., None] if skip is not None else alpha
     return Image.fromarray((a * (1 - w) + col * w).astype(np.uint8))
 
+# %% ../nbs/05b_predict.ipynb #330c6d2f
 def background_class(codes:list)->int|None:
     "The index of the class named background (`background`, `bg`, `_background_`, any case), or None"
     return first(i for i, c in enumerate(codes) if str(c).lower() in ('background', 'bg', '_background_'))
@@ -68,6 +69,7 @@ def _check_blend(blend:str):
     if blend not in blends:
         raise ValueError(f"--blend {blend!r} (blend=): not a way to blend tiles; choose one of {', '.join(blends)}")
 
+# %% ../nbs/05b_predict.ipynb #afa9046b
 def tile_weights(tile:int, # Window side, pixels
                  blend:str='gaussian', # One of `blends`: gaussian (nnU-Net's, sigma = tile / 8), ramp, sine, or none
                 )->Tensor: # (tile, tile) float, largest value 1, none below 1e-3
@@ -79,7 +81,6 @@ def tile_weights(tile:int, # Window side, pixels
     w = w[:, None] * w[None]
     return (w / w.max()).clamp(min=1e-3)
 
-
 # %% ../nbs/05b_predict.ipynb #fee9d638
 def _pad_to(x:Tensor, tile:int)->Tensor:
     "`x` (3, H, W) padded on the bottom and right to at least `tile` on each side (reflected when it can be)"
@@ -88,10 +89,12 @@ def _pad_to(x:Tensor, tile:int)->Tensor:
     mode = 'reflect' if ph < x.shape[-2] and pw < x.shape[-1] else 'replicate'
     return F.pad(x[None].float(), (0, pw, 0, ph), mode=mode)[0].to(x.dtype)
 
+# %% ../nbs/05b_predict.ipynb #3d2fa66c
 def _tta(model, x:Tensor, tta:bool)->Tensor:
     p = model.probs(x)
     return (p + model.probs(x.flip(-1)).flip(-1)) / 2 if tta else p
 
+# %% ../nbs/05b_predict.ipynb #51ace21b
 def predict_tiled(model, # A `LearnerModel` or `OnnxModel`
                   img:Tensor, # (C, H, W) image, values 0..1 (`ImageReader.tensor`)
                   tile:int, # Window side, pixels (a multiple of 32)
@@ -180,12 +183,14 @@ def predict_masks(model, # A `LearnerModel` or `OnnxModel` (see `inference_model
             pk = F.interpolate(pk[None], size=(im.height, im.width), mode='bilinear', align_corners=False)[0]
             yield fn, im, pk.cpu() if probs else _nodata(class_mask(pk, model).cpu().numpy(), nd)
 
+# %% ../nbs/05b_predict.ipynb #241530a8
 def class_mask(p:Tensor, # (C, H, W) class probabilities
                model, # The model they are from: a multi-label one (chapter 02g) gives bit flags
               )->Tensor: # (H, W) uint8
     "The mask of `p`: each pixel's most likely class, or the bit flags of the classes above one half (multi-label)"
     return ml_decode(p, 0.5) if getattr(model, 'multilabel', None) else p.argmax(0).byte()
 
+# %% ../nbs/05b_predict.ipynb #f1c1f81b
 def _nodata(mask:np.ndarray, nd:np.ndarray|None)->np.ndarray:
     "`mask` with `ignore_index` (no class, the masks' nodata) where the image is nodata"
     if nd is not None and nd.shape == mask.shape: mask[nd] = ignore_index

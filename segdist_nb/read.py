@@ -49,6 +49,7 @@ def _by(folder)->str:
     try: return json.loads((Path(folder)/output_marker).read_text())['by']
     except Exception: return 'segdist_nb'
 
+# %% ../nbs/00_read.ipynb #a635bf2c
 def image_files(path:Path|str, # A folder
                 recurse:bool=True, # Also in its subfolders
                 quiet:bool=False, # Say nothing of the folders left out
@@ -110,6 +111,7 @@ def mask_tmpl(tmpl:str, # A mask path template, perhaps with `{stem-END}`
     m = re.search(r'\{stem-([^{}]+)\}', tmpl)
     return (tmpl, '') if m is None else (tmpl[:m.start()] + '{stem}' + tmpl[m.end():], m.group(1))
 
+# %% ../nbs/00_read.ipynb #4745d7b0
 class MaskPath:
     "Map an image path to its mask: `path/tmpl` formatted with the image's `stem`, `suffix`, `name` and `dir`"
     images, strip = None, ''   # class defaults: a `MaskPath` pickled before these existed still works
@@ -168,6 +170,7 @@ _colour_modes = {'RGB', 'RGBA'}
 def _rgb_key(a:np.ndarray)->np.ndarray:
     return (a[..., 0].astype(np.int64) << 16) | (a[..., 1].astype(np.int64) << 8) | a[..., 2]
 
+# %% ../nbs/00_read.ipynb #3464f8cd
 def palette_colours(palette:list, # One entry per class: a grey level (0..255) or an [r, g, b] colour
                    )->np.ndarray: # (n, 3) int64
     "A palette's colours as RGB, grey levels `g` as `(g, g, g)`: the colour each class shows on screen"
@@ -188,6 +191,7 @@ def nearest_colour(rgb:np.ndarray, # (k, 3) colours
     j = (dmax * 200000 + (d * d).sum(-1)).argmin(1)
     return j, dmax[np.arange(len(rgb)), j]
 
+# %% ../nbs/00_read.ipynb #47931a33
 def _tol(t)->str: return 'nearest' if t == 'nearest' else f'{t:g}'
 
 # %% ../nbs/00_read.ipynb #afb77643
@@ -237,6 +241,7 @@ def _fits(a:np.ndarray, n:int)->str:
     return (f" They look like {len(fit['palette'])} grey levels with compression noise around them (a lossy mask, e.g. "
             f"JPEG): add palette: {json.dumps(fit['palette'])} and tolerance: {fit['tolerance']} to data.yaml.")
 
+# %% ../nbs/00_read.ipynb #b61bb581
 class MaskReader:
     "Read a mask file as an (H, W) uint8 array of class indices 0..n-1, with `ignore_index` where it is to be ignored"
     def __init__(self, n:int, # Number of classes
@@ -371,6 +376,7 @@ def _hwc(a:np.ndarray, axes:str, fn)->np.ndarray:
     a = np.moveaxis(a, [axes.index('Y'), axes.index('X'), *other], list(range(2 + len(other))))
     return a.reshape(a.shape[0], a.shape[1], -1)
 
+# %% ../nbs/00_read.ipynb #76a383d5
 def read_image(fn:Path|str, # An image file
                bands:list|None=None, # Bands to keep, in this order, numbered from 1; None: all
               )->np.ndarray: # (H, W, C) at the file's own depth
@@ -398,6 +404,7 @@ def _alpha(t)->int:
     p = t.pages[0]
     return sum(int(e) in (1, 2) for e in (p.extrasamples or ())) if int(p.photometric) == 2 else 0
 
+# %% ../nbs/00_read.ipynb #ad4f2aec
 def image_info(fn:Path|str, # An image file
               )->tuple: # (numpy dtype name, bands, (height, width))
     "An image's depth, band count (an RGBA picture's alpha left out) and size, from its header"
@@ -514,6 +521,7 @@ def _img_stats(args)->np.ndarray:
                                     *np.zeros((3, a.shape[1]))])
     return np.stack([a.min(0), a.max(0), a.sum(0), (a * a).sum(0), np.full(a.shape[1], len(a))])
 
+# %% ../nbs/00_read.ipynb #ccfccc0b
 def band_stats(fns:list, # The training images
                bands:list|None=None, # The bands kept, numbered from 1; None: all
                cache=None, # Their `SegCache` (chapter 01b_cache), if any: read from its arrays instead of the files

@@ -52,6 +52,7 @@ def _splitter(cfg:dict):
     if isinstance(names, (str, Path)): names = [l.strip() for l in Path(names).read_text().splitlines() if l.strip()]
     return SeedSplitter(names or [], sfx)
 
+# %% ../nbs/04e_recipe.ipynb #e07460ca
 def plan_split(cfg:dict, # A checked config
                spec:DataSpec, # The data set's description (`run_data`)
                fns:list, # Its image files, train's then valid's (`spec_files`)
@@ -80,6 +81,7 @@ def _sizes(fns:list)->Counter:
         except Exception: pass
     return out
 
+# %% ../nbs/04e_recipe.ipynb #7a72cca5
 def one_size(stages:list, # The run's stages
              sizes:Counter, # (height, width) -> number of images (`check_spec`'s `stats`)
             )->int|tuple|None: # The `item_sz` that makes them one size, or None when they are
@@ -108,6 +110,7 @@ def check_run_data(cfg:dict, # A checked config
     else: check_spec(spec, splits=use, stats=st)
     return st
 
+# %% ../nbs/04e_recipe.ipynb #e9d160ba
 @dataclasses.dataclass
 class RunPlan:
     "A run decided before anything is written: the config as run, the data, its split, the model, the run folder"
@@ -131,6 +134,7 @@ class RunPlan:
     @property
     def weights_from(self)->dict|None: return None if self.meta is None else self.meta['weights']
 
+# %% ../nbs/04e_recipe.ipynb #0acb57a1
 def plan_data(cfg:dict, # A checked config (`check_config`)
               budget:Callable|None=None, # RunPlan -> RunPlan with the stages of a `--budget` run (`budget_stages`)
              )->RunPlan:
@@ -150,6 +154,7 @@ def plan_data(cfg:dict, # A checked config (`check_config`)
         sz = one_size(cfg['stages'], st.get('sizes') or _sizes(fns))
     return dataclasses.replace(p, cfg=dict(cfg, item_sz=sz))
 
+# %% ../nbs/04e_recipe.ipynb #7c78a42e
 def budget_stages(start:float|None=None, # `time.time()` when the run's process started: its set-up is in the budget
                   plan_only:bool=False, # `--plan-only`: refused without `budget`
                  )->Callable:
@@ -202,6 +207,7 @@ def check_batches(stages:list, # The run's stages
         try: check_shards(n, st['bs'], max(1, num_distrib()), drop_last=True)
         except ValueError as e: raise ValueError(f"stage {st['name']}: {e}") from None
 
+# %% ../nbs/04e_recipe.ipynb #36daa51e
 def check_run_model(cfg:dict, # A checked config
                 spec:DataSpec, # The data set's description
                )->dict: # What a checkpoint records of the model (`meta`): arch, decoder, n_classes, weights
@@ -215,6 +221,7 @@ def check_run_model(cfg:dict, # A checked config
     check_pretrained(pw, arch, dec, len(codes), spec.imagery.n_in)   # weights that do not fit are refused now
     return dict(arch=arch, decoder=dec, n_classes=len(codes), weights=weights_record(pw, codes))
 
+# %% ../nbs/04e_recipe.ipynb #72e02163
 def resume_from(out:Path, # The run folder
                 n_stages:int, # The config's number of stages
                 spec:DataSpec, # This run's data set
@@ -253,6 +260,7 @@ def resume_from(out:Path, # The run folder
         raise FileNotFoundError(f'--resume: {out} holds no run to resume (no {ck_fn}): start without --resume')
     return ck
 
+# %% ../nbs/04e_recipe.ipynb #55b6f4ff
 def check_folder(out:Path, # The run folder
                  resume:bool=False, # The run continues the one in `out`
                  restart:bool=False, # The run starts the one in `out` again
@@ -269,6 +277,7 @@ def check_folder(out:Path, # The run folder
         raise FileExistsError(f'{out} holds the outputs of {by}: choose another --out')
     return reuse
 
+# %% ../nbs/04e_recipe.ipynb #9491ac88
 def plan_run(cfg:dict, # A checked config (see `default_config`, `check_config`)
              out:Path, # The run folder
              resume:bool=False, # Continue from `out/ckpt/last.pth`
@@ -297,12 +306,14 @@ def _learner(plan, st):
     else: learn.unfreeze()
     return learn
 
+# %% ../nbs/04e_recipe.ipynb #0cc83704
 def _final_learner(plan):
     "A learner with the last stage's best weights, for a resumed run that had nothing left to train"
     learn = _learner(plan, plan.stages[-1])
     learn.load(plan.stages[-1]['name'], with_opt=False)
     return learn
 
+# %% ../nbs/04e_recipe.ipynb #6e660a64
 def stage_start(ck:dict|None, # The checkpoint the run resumes from (`RunPlan.ck`)
                 i:int, # A stage's index
                )->int|None: # The epoch stage `i` starts at; None when the checkpoint's run finished it
@@ -312,6 +323,7 @@ def stage_start(ck:dict|None, # The checkpoint the run resumes from (`RunPlan.ck
     if i < m['stage'] or (i == m['stage'] and m['epoch'] + 1 >= m['n_epoch']): return None
     return m['epoch'] + 1 if i == m['stage'] else 0
 
+# %% ../nbs/04e_recipe.ipynb #2e38e8cb
 def _stage_line(cfg, i, st, learn, start):
     "What the stage does, in one line"
     more = [f"decoder {cfg['decoder']}", f"aug {learn.dls.aug}",
@@ -324,6 +336,7 @@ def _stage_line(cfg, i, st, learn, start):
             f"epochs {start}..{st['epochs'] - 1}, lr {st['lr']}, {'frozen' if learn.opt.frozen_idx else 'unfrozen'}, "
             f"{learn.precision}" + ''.join(', ' + o for o in more))
 
+# %% ../nbs/04e_recipe.ipynb #ecd96ab2
 def run_stage(plan:RunPlan, # The run's plan
               i:int, # The stage's index in `plan.stages`
               log:RunLog, # The stage's log (its `start_epoch`: where it starts); it keeps the batches each epoch ran
@@ -410,6 +423,7 @@ def _open_data(p:RunPlan)->RunPlan:
                f"lo {d.stats['lo']}, hi {d.stats['hi']}")
     return dataclasses.replace(p, cache=cache)
 
+# %% ../nbs/04e_recipe.ipynb #0f38b723
 def run_recipe(cfg:dict, # A config `check_config` has checked
                out:Path|str, # The run folder
                resume:bool=False, # Continue from `out/ckpt/last.pth`
@@ -484,6 +498,7 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
     print0('final: ' + ', '.join(f'{k} {v:.4f}' for k, v in final.items()) + f'\n{tm}\nrun folder: {out}')
     return learn
 
+# %% ../nbs/04e_recipe.ipynb #c42ccd79
 def train(cfg:dict, # A config (see `default_config`)
           out:Path|str, # The run folder
           resume:bool=False, # Continue from `out/ckpt/last.pth`
@@ -496,6 +511,7 @@ def train(cfg:dict, # A config (see `default_config`)
     except ValueError as e: raise RunError(str(e)) from e
     return run_recipe(cfg, out, resume, cbs, restart, plan_only)
 
+# %% ../nbs/04e_recipe.ipynb #dc07263b
 def _stages(p, cbs, tm, rank):
     "Every stage of the run, the final validation, and what the run keeps"
     out, learn, resumed, batches, digests, tb_step = p.out, None, True, {}, {}, 0

@@ -104,6 +104,7 @@ def run_record(out:Path, # A run folder
     except (OSError, ValueError): c = {}
     return dict(files=run_patterns(c.get('stages', []), c.get('world_size', 1)), dirs=list(run_dirs))
 
+# %% ../nbs/04c_runfolder.ipynb #df74352a
 def mark_run(out:Path, # The run folder
              stages:list, # The run's stages
              ws:int=1, # Its processes
@@ -129,6 +130,7 @@ def kept_note(kept:list)->str:
     names = ', '.join(map(str, kept[:5])) + (' ...' if len(kept) > 5 else '')
     return f"kept {len(kept)} file(s) that are not the run's: {names}"
 
+# %% ../nbs/04c_runfolder.ipynb #ec1ca6a1
 def clear_run(out:Path, # A run folder
               within:tuple|None=None, # Only inside these folders of `out`; default: all (the marker too, once alone)
               dirs:bool=True, # Also remove the folders the run created, once they are empty
@@ -147,6 +149,7 @@ def clear_run(out:Path, # A run folder
         if '.' in rec['dirs'] and out.is_dir() and not any(out.iterdir()): out.rmdir()
     return [f.relative_to(out) for f in gone], kept
 
+# %% ../nbs/04c_runfolder.ipynb #3ba7667c
 def run_has_epochs(out:Path)->bool:
     "Whether the run in `out` finished an epoch (a checkpoint, a row of metrics.csv, final.json): not replaced unasked"
     if any((out/f).exists() for f in ('final.json', 'ckpt/last.pth', 'ckpt/last.prev.pth')): return True

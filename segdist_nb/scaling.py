@@ -43,6 +43,7 @@ def mem_dls(dls, n:int)->DataLoaders:
     return DataLoaders(DataLoader(items, bs=dls.bs, shuffle=True, drop_last=True, device=dls.device, after_batch=tf(0)),
                        DataLoader(items[:dls.bs], bs=dls.bs, device=dls.device, after_batch=tf(1)), device=dls.device)
 
+# %% ../nbs/06a_scaling.ipynb #f4929aa2
 def _allreduce_s(nbytes:int, reps:int=5)->float|None:
     "Median seconds of an all-reduce of `nbytes` (fp32) across the process group"
     if not (dist.is_initialized() and dist.get_world_size() > 1): return None

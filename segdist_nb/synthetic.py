@@ -235,6 +235,7 @@ def _ml_pair(rng:np.random.Generator, size:int, shapes:tuple)->tuple:
         a[p] = 0.4 * a[p] + 0.6 * np.array(_synth_hue[cls + 1])   # half transparent: the overlap shows both colours
     return np.clip(a + rng.normal(0, 8, a.shape), 0, 255).astype(np.uint8), planes
 
+# %% ../nbs/00a_synthetic.ipynb #b1ec73cd
 def make_multilabel(path:Path|str, # Folder to create with `images/`, `labels/`, `data.yaml`
                     n:int=32, # Number of images
                     size:int=48, # Side of the square images, in pixels

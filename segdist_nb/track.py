@@ -47,6 +47,7 @@ def epoch_row(learn:Learner)->dict:
     rec = learn.recorder
     return {n: float(v) for n, v in zip(rec.metric_names, rec.log) if n not in ('epoch', 'time') and v is not None}
 
+# %% ../nbs/04ca_track.ipynb #f60372af
 def flat_config(cfg:dict, # A config (nested dicts and lists, such as `stages`)
                 pre:str='', # Prefix of the keys
                )->dict: # {'stages.0.lr': '0.0004', ...}: strings
@@ -59,6 +60,7 @@ def flat_config(cfg:dict, # A config (nested dicts and lists, such as `stages`)
         else: out[f'{pre}{k}'] = v if isinstance(v, str) else json.dumps(v, default=str)
     return out
 
+# %% ../nbs/04ca_track.ipynb #2a57b165
 def run_artifacts(out:Path)->list:
     "What a run shows its trackers at the end: its plots, when present, and its model (`model/`, else model.pkl)"
     plots = [out/f for f in ('loss.png', 'iou.png', 'results.png', 'confusion.png') if (out/f).is_file()]

@@ -73,6 +73,7 @@ def _timm_weights(name:str, spec:str)->Weights|None:
     if cfg.url: return Weights('torch.hub', f'{name} (timm)', spec, url=cfg.url, stats=stats)
     return None
 
+# %% ../nbs/02f_weights.ipynb #9dd4e97f
 def find_weights(pretrained, # True/'imagenet', False, a file, URL, timm tag, 'hf-hub:REPO', a run's folder or model.pkl
                  arch:str|Callable='resnet34', # The encoder (`--arch`)
                  decoder:str='unet', # The architecture (`--decoder`, default SMP's U-Net): SMP's encoders take SMP's
@@ -155,6 +156,7 @@ def cache_path(w:Weights)->Path:
 # read when huggingface_hub is imported, as the Hub reads it
 def _offline()->bool: return bool(huggingface_hub.constants.HF_HUB_OFFLINE)
 
+# %% ../nbs/02f_weights.ipynb #b49567b7
 def _reachable()->bool:
     "Whether the Hub's endpoint takes a connection, asked once (unreachable, the Hub's client would try it five times)"
     u = urlparse(huggingface_hub.constants.ENDPOINT)
@@ -162,6 +164,7 @@ def _reachable()->bool:
                                   timeout=10).close(); return True
     except OSError: return False
 
+# %% ../nbs/02f_weights.ipynb #1f8a209f
 def _missing(w:Weights, why:str)->FileNotFoundError:
     "The one message for weights that are not in the cache and were not fetched"
     where = cache_path(w)
@@ -176,6 +179,7 @@ def _missing(w:Weights, why:str)->FileNotFoundError:
                              f'{fix}; or pass a weights file (--pretrained FILE, pretrained=PATH); or train from '
                              'scratch (--pretrained false, pretrained=False)')
 
+# %% ../nbs/02f_weights.ipynb #1bcd29be
 def _torch_hub(w:Weights, progress:bool, first:bool)->Path:
     "torch.hub's cached file of `w`, downloaded and hash-checked by `load_state_dict_from_url` when missing"
     fn = cache_path(w)
@@ -196,6 +200,7 @@ def _torch_hub(w:Weights, progress:bool, first:bool)->Path:
     finally: socket.setdefaulttimeout(old)
     return fn
 
+# %% ../nbs/02f_weights.ipynb #4a3e855b
 def _hub(w:Weights, first:bool)->Path:
     "The Hub's cached file of `w`, fetched by `hf_hub_download` on a node's first process; `hf-hub:REPO`: a snapshot"
     # an unreachable Hub is said once, not tried five times
@@ -231,6 +236,7 @@ def _hub(w:Weights, first:bool)->Path:
 def _sha256(fn:str, size:int, mtime:int)->str:
     with open(fn, 'rb') as f: return hashlib.file_digest(f, 'sha256').hexdigest()
 
+# %% ../nbs/02f_weights.ipynb #51a61373
 def file_sha256(fn:Path|str)->str:
     "The SHA-256 of the file `fn` (read once per process while it is unchanged)"
     st = Path(fn).stat()
@@ -295,6 +301,7 @@ def _read_run(fn:str, mtime:int)->AttrDict:
                     decoder=getattr(learn, 'decoder', 'fastai'),
                     stats=stats, weights=getattr(learn, 'weights_from', None))
 
+# %% ../nbs/02f_weights.ipynb #329ef816
 def read_run(fn:Path|str, # An earlier run's folder, its model folder, or its model.pkl (trusted)
              trust_pickle:bool=False, # Open a model.pkl (`--trust-pickle`): it runs any code it holds
             )->AttrDict:
