@@ -152,7 +152,7 @@ def lint() -> list:
         extra = [l for l in ''.join(md[0]['source']).splitlines()[1:] if l.strip() and not l.startswith('>')] if md else []
         if extra: probs.append(f"{nbp.name}: its title cell holds more than the title and the summary ({extra[0][:50]}...): "
                                f"nbdev drops those lines from the docs page; move them to a markdown cell of their own")
-    return probs + all_problems() + line_problems()
+    return probs + all_problems() + line_problems() + cell_problems()
 
 def chapters() -> dict:
     "Each chapter's module and the names it exports (its `__all__`, read from the module's source), in chapter order"
@@ -211,6 +211,21 @@ def line_problems() -> list:
         if not n and fn.stem in LONG_LEFT:
             probs.append(f'segdist_nb/{fn.name} has no line over {MAX_LINE} characters now: remove {fn.stem!r} '
                          f'from LONG_LEFT in tools/docs.py')
+    return probs
+
+def cell_problems() -> list:
+    "Each `#| export` cell defines at most one function or class (the house rhythm: one definition, then its test)"
+    import ast
+    probs = []
+    for nbp in sorted((ROOT/'nbs').glob('*.ipynb')):
+        for i, c in enumerate(json.loads(nbp.read_text())['cells']):
+            src = ''.join(c['source'])
+            if c['cell_type'] != 'code' or not re.match(r'#\|\s*exports?\s*$', src.split('\n')[0]): continue
+            body = ast.parse('\n'.join(l for l in src.split('\n') if not l.startswith('#|'))).body
+            if any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in body): continue   # an import cell may set things up
+            defs = [n.name for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+            if len(defs) > 1: probs.append(f'{nbp.name} cell {i} defines {", ".join(defs)}: one definition per export '
+                                           f'cell, each followed by its prose and test')
     return probs
 
 _img_js = """<script>window.addEventListener('load', () => setTimeout(() => document.documentElement.setAttribute('data-imgs',
