@@ -107,53 +107,6 @@ class SegBatch(DisplayedTransform):
     @property
     def parts(self)->list: return [o for o in (self.scale, self.norm) if o is not None]
     def __getstate__(self): return {**self.__dict__, '_dev': {}}   # pickled (model.pkl) without its copies on a device
-    def _consts(self, dev)->dict:
-        "The statistics and the dihedral table on `dev`: copied there once, and again only if they are replaced"
-        src = (self.norm.mean, self.norm.std, *((self.scale.lo, self.scale.hi) if self.scale else ()))
-        c = self._dev.get(dev)
-        if c is None or len(c['src']) != len(src) or any(a is not b for a, b in zip(c['src'], src)):
-            f = lambda o: torch.as_tensor(o, dtype=torch.float32).to(dev).view(1, -1, 1, 1)
-            c = self._dev[dev] = dict(src=src, mean=f(self.norm.mean), std=f(self.norm.std),
-                                      dihedral=_dihedral_table(dev),
-                                      **(dict(lo=f(self.scale.lo), hi=f(self.scale.hi)) if self.scale else {}))
-        return c
-    def draw(self, n:int, # Items in the batch
-             device, # Where the draws are made (the batch's device)
-            )->dict:
-        "Each item's random parameters, drawn on `device` in the order and distributions of the preset's transforms"
-        p, d, f = self.p, {}, dict(device=device, dtype=torch.float32)
-        if not p: return d
-        # `Dihedral(p=0.5)`
-        if p['do_flip'] and p['flip_vert']: d['dihedral'] = _mask_draw(torch.randint(0, 8, (n,), device=device), 0.5)
-        elif p['do_flip']: d['flip'] = _mask_draw(torch.ones(n, **f), 0.5)   # `Flip(p=0.5)`
-        if p['max_rotate']: d['rotate'] = _mask_draw(torch.empty(n, **f).uniform_(-p['max_rotate'], p['max_rotate']),
-                                                     p['p_affine']) * math.pi / 180
-        if p['min_zoom'] < 1 or p['max_zoom'] > 1:
-            d['zoom'] = 1 / _mask_draw(torch.empty(n, **f).uniform_(p['min_zoom'], p['max_zoom']), p['p_affine'], 1.)
-            d['zoom_x'], d['zoom_y'] = torch.empty(n, **f).uniform_(0, 1), torch.empty(n, **f).uniform_(0, 1)
-        if l := p['max_lighting']:
-            d['brightness'] = _mask_draw(torch.empty(n, **f).uniform_(0.5 * (1 - l), 0.5 * (1 + l)), p['p_lighting'],
-                                         0.5)
-            d['contrast'] = _mask_draw(torch.empty(n, **f).uniform_(math.log(1 - l), -math.log(1 - l)).exp(),
-                                       p['p_lighting'], 1.)
-        return d
-    def matrix(self, d:dict, # Draws (`draw`); empty in validation
-               n:int, hw:tuple, # Items and (height, width) of the batch
-               device)->torch.Tensor:
-        "The (n, 2, 3) affine matrices of the draws, composed as fastai's `AffineCoordTfm` does"
-        m = torch.eye(3, device=device).float().unsqueeze(0).expand(n, 3, 3).contiguous()
-        def mat(a, b, c, e, f_, g):
-            z, o = torch.zeros_like(a), torch.ones_like(a)
-            return torch.stack([torch.stack([a, b, c], 1), torch.stack([e, f_, g], 1), torch.stack([z, z, o], 1)], 1)
-        if 'dihedral' in d: m = m @ self._consts(device)['dihedral'][d['dihedral']]
-        if 'flip' in d: s = 1 - 2 * d['flip']; m = m @ mat(s, s * 0, s * 0, s * 0, s * 0 + 1, s * 0)
-        if 'rotate' in d: t = d['rotate']; m = m @ mat(t.cos(), t.sin(), t * 0, -t.sin(), t.cos(), t * 0)
-        if 'zoom' in d:
-            s = d['zoom']
-            m = m @ mat(s, s * 0, (1 - s) * (2 * d['zoom_x'] - 1), s * 0, s, (1 - s) * (2 * d['zoom_y'] - 1))
-        h, w = hw
-        m[:, 0, 1] *= h / w; m[:, 1, 0] *= w / h   # fastai's `_prepare_mat`
-        return m[:, :2]
     def __call__(self, b, # A batch: (images, masks, ...) or (images,)
                  split_idx:int|None=None, # 0 in training (augmented), 1 in validation and prediction
                  draws:dict|None=None, # Parameters to use instead of new draws (training)
@@ -182,6 +135,62 @@ class SegBatch(DisplayedTransform):
         x = x * self.norm.std.to(x.device).view(1, -1, 1, 1) + self.norm.mean.to(x.device).view(1, -1, 1, 1)
         x = TensorImage((x.clamp(0, 1) * 255).long() if self.scale is None else x.clamp(0, 1))
         return (x, *(TensorMask(y.as_subclass(torch.Tensor)) for y in ys))
+
+# %% ../nbs/00b_augment.ipynb #53a12419
+@patch
+def _consts(self:SegBatch, dev)->dict:
+    "The statistics and the dihedral table on `dev`: copied there once, and again only if they are replaced"
+    src = (self.norm.mean, self.norm.std, *((self.scale.lo, self.scale.hi) if self.scale else ()))
+    c = self._dev.get(dev)
+    if c is None or len(c['src']) != len(src) or any(a is not b for a, b in zip(c['src'], src)):
+        f = lambda o: torch.as_tensor(o, dtype=torch.float32).to(dev).view(1, -1, 1, 1)
+        c = self._dev[dev] = dict(src=src, mean=f(self.norm.mean), std=f(self.norm.std),
+                                  dihedral=_dihedral_table(dev),
+                                  **(dict(lo=f(self.scale.lo), hi=f(self.scale.hi)) if self.scale else {}))
+    return c
+
+# %% ../nbs/00b_augment.ipynb #b4ea79c6
+@patch
+def draw(self:SegBatch, n:int, # Items in the batch
+         device, # Where the draws are made (the batch's device)
+        )->dict:
+    "Each item's random parameters, drawn on `device` in the order and distributions of the preset's transforms"
+    p, d, f = self.p, {}, dict(device=device, dtype=torch.float32)
+    if not p: return d
+    # `Dihedral(p=0.5)`
+    if p['do_flip'] and p['flip_vert']: d['dihedral'] = _mask_draw(torch.randint(0, 8, (n,), device=device), 0.5)
+    elif p['do_flip']: d['flip'] = _mask_draw(torch.ones(n, **f), 0.5)   # `Flip(p=0.5)`
+    if p['max_rotate']: d['rotate'] = _mask_draw(torch.empty(n, **f).uniform_(-p['max_rotate'], p['max_rotate']),
+                                                 p['p_affine']) * math.pi / 180
+    if p['min_zoom'] < 1 or p['max_zoom'] > 1:
+        d['zoom'] = 1 / _mask_draw(torch.empty(n, **f).uniform_(p['min_zoom'], p['max_zoom']), p['p_affine'], 1.)
+        d['zoom_x'], d['zoom_y'] = torch.empty(n, **f).uniform_(0, 1), torch.empty(n, **f).uniform_(0, 1)
+    if l := p['max_lighting']:
+        d['brightness'] = _mask_draw(torch.empty(n, **f).uniform_(0.5 * (1 - l), 0.5 * (1 + l)), p['p_lighting'],
+                                     0.5)
+        d['contrast'] = _mask_draw(torch.empty(n, **f).uniform_(math.log(1 - l), -math.log(1 - l)).exp(),
+                                   p['p_lighting'], 1.)
+    return d
+
+# %% ../nbs/00b_augment.ipynb #0a9d7a45
+@patch
+def matrix(self:SegBatch, d:dict, # Draws (`draw`); empty in validation
+           n:int, hw:tuple, # Items and (height, width) of the batch
+           device)->torch.Tensor:
+    "The (n, 2, 3) affine matrices of the draws, composed as fastai's `AffineCoordTfm` does"
+    m = torch.eye(3, device=device).float().unsqueeze(0).expand(n, 3, 3).contiguous()
+    def mat(a, b, c, e, f_, g):
+        z, o = torch.zeros_like(a), torch.ones_like(a)
+        return torch.stack([torch.stack([a, b, c], 1), torch.stack([e, f_, g], 1), torch.stack([z, z, o], 1)], 1)
+    if 'dihedral' in d: m = m @ self._consts(device)['dihedral'][d['dihedral']]
+    if 'flip' in d: s = 1 - 2 * d['flip']; m = m @ mat(s, s * 0, s * 0, s * 0, s * 0 + 1, s * 0)
+    if 'rotate' in d: t = d['rotate']; m = m @ mat(t.cos(), t.sin(), t * 0, -t.sin(), t.cos(), t * 0)
+    if 'zoom' in d:
+        s = d['zoom']
+        m = m @ mat(s, s * 0, (1 - s) * (2 * d['zoom_x'] - 1), s * 0, s, (1 - s) * (2 * d['zoom_y'] - 1))
+    h, w = hw
+    m[:, 0, 1] *= h / w; m[:, 1, 0] *= w / h   # fastai's `_prepare_mat`
+    return m[:, :2]
 
 # %% ../nbs/00b_augment.ipynb #1086b434
 def batch_part(dl, # `DataLoaders` or a `DataLoader`

@@ -272,40 +272,43 @@ class KeepBudget(Callback):
         if self.cut is not None: self._pct()
     def after_batch(self):
         if self.training and self.cut is not None: self._pct()
-    def after_epoch(self):
-        now, took = _max_ranks([self.clock(), self.clock() - self.t0])
-        self.t0 = self.clock(); self.took.append(took)
-        # this stage's epochs so far: one slow epoch decides nothing
-        took = float(np.median(self.took)) * (1 + self.slack)
-        st, later, done = self.plan.stages[self.i], self.plan.stages[self.i + 1:], self.epoch + 1
-        if self.at is not None and done >= self.at: raise CancelFitException()
-        n = ifnone(self.at, self.n_epoch)
-        r = took / self.plan.epoch_s[st['name']]   # measured / planned: the next stages' epochs too
-        left = self.end - now - self.plan.est['final']
-        need = lambda es: sum(3 + e * self.plan.epoch_s[o['name']] * r for o, e in zip(later, es))
-        want, room = [self.planned[o['name']] for o in later], max(0., left - (n - done) * took)
-        if need(want) > room:   # the next stages first, from their planned epochs: their schedules have not started
-            want = [max(1, int(e * room / max(need(want), 1e-9))) for e in want]
-        for o, e in zip(later, want):   # a cut is given back when the epochs' times come down again
-            if e != o['epochs']: print0(f"budget: stage {o['name']} {'cut' if e < o['epochs'] else 'raised'} from "
-                                        f"{o['epochs']} to {e} epochs (epochs take {r:.2f}x the planned time)")
-            o['epochs'] = e
-        if (n - done) * took + need(want) <= left:
-            # a fit with room to grow: as the time holds
-            more = min(self.n_epoch, done + int((left - need(want)) / took))
-            if self.at is None or later or more <= n: return
-            print0(f"budget: stage {st['name']} raised from {n} to {more} epochs ({took:.1f} s an epoch, "
-                   f"{left:.0f} s left): its one-cycle schedule spread over them")
-            st['epochs'], self.at = more, more
-            self.cut = (self.pct_train, self.train_iter, (more - done) * len(self.dls.train))
-            return
-        keep = max(0, int((left - need(want)) / took))
-        how = 'its one-cycle schedule runs to its end in the epochs kept' if keep else 'its learning rate not annealed'
-        print0(f"budget: stage {st['name']} ends after epoch {done + keep} of {n} ({took:.1f} s an epoch, "
-               f"{max(0, left):.0f} s left): {how}")
-        st['epochs'] = done + keep
-        if keep == 0: raise CancelFitException()
-        self.at, self.cut = done + keep, (self.pct_train, self.train_iter, keep * len(self.dls.train))
+
+# %% ../nbs/04da_budget.ipynb #1bad64b4
+@patch
+def after_epoch(self:KeepBudget):
+    now, took = _max_ranks([self.clock(), self.clock() - self.t0])
+    self.t0 = self.clock(); self.took.append(took)
+    # this stage's epochs so far: one slow epoch decides nothing
+    took = float(np.median(self.took)) * (1 + self.slack)
+    st, later, done = self.plan.stages[self.i], self.plan.stages[self.i + 1:], self.epoch + 1
+    if self.at is not None and done >= self.at: raise CancelFitException()
+    n = ifnone(self.at, self.n_epoch)
+    r = took / self.plan.epoch_s[st['name']]   # measured / planned: the next stages' epochs too
+    left = self.end - now - self.plan.est['final']
+    need = lambda es: sum(3 + e * self.plan.epoch_s[o['name']] * r for o, e in zip(later, es))
+    want, room = [self.planned[o['name']] for o in later], max(0., left - (n - done) * took)
+    if need(want) > room:   # the next stages first, from their planned epochs: their schedules have not started
+        want = [max(1, int(e * room / max(need(want), 1e-9))) for e in want]
+    for o, e in zip(later, want):   # a cut is given back when the epochs' times come down again
+        if e != o['epochs']: print0(f"budget: stage {o['name']} {'cut' if e < o['epochs'] else 'raised'} from "
+                                    f"{o['epochs']} to {e} epochs (epochs take {r:.2f}x the planned time)")
+        o['epochs'] = e
+    if (n - done) * took + need(want) <= left:
+        # a fit with room to grow: as the time holds
+        more = min(self.n_epoch, done + int((left - need(want)) / took))
+        if self.at is None or later or more <= n: return
+        print0(f"budget: stage {st['name']} raised from {n} to {more} epochs ({took:.1f} s an epoch, "
+               f"{left:.0f} s left): its one-cycle schedule spread over them")
+        st['epochs'], self.at = more, more
+        self.cut = (self.pct_train, self.train_iter, (more - done) * len(self.dls.train))
+        return
+    keep = max(0, int((left - need(want)) / took))
+    how = 'its one-cycle schedule runs to its end in the epochs kept' if keep else 'its learning rate not annealed'
+    print0(f"budget: stage {st['name']} ends after epoch {done + keep} of {n} ({took:.1f} s an epoch, "
+           f"{max(0, left):.0f} s left): {how}")
+    st['epochs'] = done + keep
+    if keep == 0: raise CancelFitException()
+    self.at, self.cut = done + keep, (self.pct_train, self.train_iter, keep * len(self.dls.train))
 
 # %% ../nbs/04da_budget.ipynb #c89037cc
 def fit_epochs(epochs:int, # The stage's planned epochs

@@ -175,53 +175,61 @@ class DataSpec:
     def bands(self)->list|None:
         "The image bands kept, in order, numbered from 1 (`bands:`); None: all"
         return (self.desc or {}).get('bands')
-    @property
-    def imagery(self)->Imagery:
-        "What the images are (8-bit pictures or bands at their depth) and their nodata, from the first training image"
-        if getattr(self, '_imagery', None) is None:
-            fns, im = self.files('train'), None
-            for f in fns[:20]:   # the first that reads: an unreadable one is the check's to name, with its fix
-                try: im = imagery(f, self.bands); break
-                except Exception as e: err = e
-            if im is None and fns:
-                raise DataError([f'image {fns[0]} is unreadable ({err}), and so are the next {min(len(fns), 20) - 1}: '
-                                 f're-export them or remove them with their masks'], str(self.file or self.root))
-            self._imagery = im or Imagery()
-            if 'nodata' in (self.desc or {}):
-                nd = self.desc['nodata']
-                dt = np.dtype(self._imagery.dtype or 'float32')
-                if nd != 'none' and dt.kind in 'ui' and not np.iinfo(dt).min <= nd <= np.iinfo(dt).max:
-                    lo, hi = np.iinfo(dt).min, np.iinfo(dt).max
-                    raise SpecError([f'{self.file}: nodata: {nd} is outside the values of the images ({dt.name}, '
-                                     f'{lo}..{hi}, e.g. {fns[0]}): give the value their pixels outside the scene '
-                                     'have, or none'])
-                self._imagery.nodata = None if nd == 'none' else nd
-        return self._imagery
     def files(self, split:str='train')->list: return self.splits[split].files()
-    def label_fn(self, splits:list|None=None)->Callable:
-        "Image -> mask for the images of `splits` (default: all): one `MaskPath`, or `SplitMasks` when they differ"
-        fs = []
-        for s in ifnone(splits, list(self.splits)):
-            f = self.splits[s].label_fn
-            if not any(repr(f) == repr(o) for o in fs): fs.append(f)
-        return fs[0] if len(fs) == 1 else SplitMasks(fs)
-    def to_dict(self)->dict:
-        "The description as used (for a run's config.json)"
-        return dict(root=str(self.root), file=str(self.file) if self.file else None, codes=list(self.codes),
-                    void=self.void, aug=self.aug, bands=self.bands,
-                    multilabel=self.multilabel,
-                    imagery=repr(self.imagery), nodata=self.imagery.nodata, band_stats=getattr(self, 'stats', None),
-                    ignore=[list(o) if isinstance(o, tuple) else o for o in self.ignore], palette=self.palette,
-                    splits={k: dict(images=str(s.images), list=str(s.lst) if s.lst else None,
-                                    labels=getattr(s.label_fn, 'tmpl', repr(s.label_fn)),
-                                    strip=getattr(s.label_fn, 'strip', ''))
-                            for k, s in self.splits.items()})
     def __repr__(self):
         return (f'DataSpec({str(self.root)!r}: {len(self.codes)} classes'
                 + (f', void {self.void!r}' if self.void is not None else '')
                 + (f', ignore {self.ignore}' if self.ignore else '') + (', palette' if self.palette is not None else '')
                 + ''.join(f', {k} {s.images.relative_to(self.root) if s.images.is_relative_to(self.root) else s.images}'
                           for k, s in self.splits.items()) + ')')
+
+# %% ../nbs/00c_describe.ipynb #747c2395
+@patch(as_prop=True)
+def imagery(self:DataSpec)->Imagery:
+    "What the images are (8-bit pictures or bands at their depth) and their nodata, from the first training image"
+    if getattr(self, '_imagery', None) is None:
+        fns, im = self.files('train'), None
+        for f in fns[:20]:   # the first that reads: an unreadable one is the check's to name, with its fix
+            try: im = imagery(f, self.bands); break
+            except Exception as e: err = e
+        if im is None and fns:
+            raise DataError([f'image {fns[0]} is unreadable ({err}), and so are the next {min(len(fns), 20) - 1}: '
+                             f're-export them or remove them with their masks'], str(self.file or self.root))
+        self._imagery = im or Imagery()
+        if 'nodata' in (self.desc or {}):
+            nd = self.desc['nodata']
+            dt = np.dtype(self._imagery.dtype or 'float32')
+            if nd != 'none' and dt.kind in 'ui' and not np.iinfo(dt).min <= nd <= np.iinfo(dt).max:
+                lo, hi = np.iinfo(dt).min, np.iinfo(dt).max
+                raise SpecError([f'{self.file}: nodata: {nd} is outside the values of the images ({dt.name}, '
+                                 f'{lo}..{hi}, e.g. {fns[0]}): give the value their pixels outside the scene '
+                                 'have, or none'])
+            self._imagery.nodata = None if nd == 'none' else nd
+    return self._imagery
+
+# %% ../nbs/00c_describe.ipynb #9c7c95ec
+@patch
+def label_fn(self:DataSpec, splits:list|None=None)->Callable:
+    "Image -> mask for the images of `splits` (default: all): one `MaskPath`, or `SplitMasks` when they differ"
+    fs = []
+    for s in ifnone(splits, list(self.splits)):
+        f = self.splits[s].label_fn
+        if not any(repr(f) == repr(o) for o in fs): fs.append(f)
+    return fs[0] if len(fs) == 1 else SplitMasks(fs)
+
+# %% ../nbs/00c_describe.ipynb #fef704fd
+@patch
+def to_dict(self:DataSpec)->dict:
+    "The description as used (for a run's config.json)"
+    return dict(root=str(self.root), file=str(self.file) if self.file else None, codes=list(self.codes),
+                void=self.void, aug=self.aug, bands=self.bands,
+                multilabel=self.multilabel,
+                imagery=repr(self.imagery), nodata=self.imagery.nodata, band_stats=getattr(self, 'stats', None),
+                ignore=[list(o) if isinstance(o, tuple) else o for o in self.ignore], palette=self.palette,
+                splits={k: dict(images=str(s.images), list=str(s.lst) if s.lst else None,
+                                labels=getattr(s.label_fn, 'tmpl', repr(s.label_fn)),
+                                strip=getattr(s.label_fn, 'strip', ''))
+                        for k, s in self.splits.items()})
 
 # %% ../nbs/00c_describe.ipynb #2ddbb95f
 def check_root(path:Path|str, # Data set root

@@ -93,28 +93,40 @@ class CacheDL(TfmdDL):
             szs = Counter(tuple(o[0].shape[-2:]) for o in b if hasattr(o[0], 'shape'))
             if len(szs) > 1: raise DataError([sizes_message(szs) + ' (in one batch)']) from e
             raise
-    def _gather(self, b, rng:random.Random)->tuple:
-        "The batch of items `b` from the cache: whole, or windows drawn from `rng`"
-        rows = self.rows[np.asarray(b)]
-        return (self.cache.batch(rows) if self.crop_sz is None
-                else self.cache.crops(rows, size_hw(self.crop_sz), self._corners(len(rows), rng)))
-    def _corners(self, n:int, rng:random.Random)->list:
-        "(top, left) of `n` windows: random in training (drawn from `rng`), centred in validation"
-        (H, W), (h, w) = self.cache.man['shape'][1:], size_hw(self.crop_sz)
-        if h > H or w > W: raise CacheError([f'crop {w}x{h} is larger than the cached images ({W}x{H}): crop smaller, '
-                                             'or store larger'])
-        if getattr(self.dataset, 'split_idx', 0): return [((H - h) // 2, (W - w) // 2)] * n
-        return [(rng.randint(0, H - h), rng.randint(0, W - w)) for _ in range(n)]
     def retain(self, res, b): return super().retain(res, b) if self.cache is None else res
-    def prefetcher(self, batches:Iterable)->Iterator:
-        "`batches` made ahead by this loader's thread (`Prefetcher`), started at its first epoch and kept for its life"
-        if getattr(self, '_pf', None) is None: self._pf = Prefetcher(self.prefetch, self.pin_memory)
-        return self._pf(batches)
-    def streams_for(self, device):
-        "The device module whose streams copy batches to `device` ahead (`copy_ahead`): given, CUDA's, or None"
-        if self.streams is not None: return self.streams
-        d = None if device is None else torch.device(device)
-        return torch.get_device_module(d) if d is not None and d.type == 'cuda' and self.pin_memory else None
+
+# %% ../nbs/01c_dls.ipynb #93a7cbdf
+@patch
+def _gather(self:CacheDL, b, rng:random.Random)->tuple:
+    "The batch of items `b` from the cache: whole, or windows drawn from `rng`"
+    rows = self.rows[np.asarray(b)]
+    return (self.cache.batch(rows) if self.crop_sz is None
+            else self.cache.crops(rows, size_hw(self.crop_sz), self._corners(len(rows), rng)))
+
+# %% ../nbs/01c_dls.ipynb #42ca355f
+@patch
+def _corners(self:CacheDL, n:int, rng:random.Random)->list:
+    "(top, left) of `n` windows: random in training (drawn from `rng`), centred in validation"
+    (H, W), (h, w) = self.cache.man['shape'][1:], size_hw(self.crop_sz)
+    if h > H or w > W: raise CacheError([f'crop {w}x{h} is larger than the cached images ({W}x{H}): crop smaller, '
+                                         'or store larger'])
+    if getattr(self.dataset, 'split_idx', 0): return [((H - h) // 2, (W - w) // 2)] * n
+    return [(rng.randint(0, H - h), rng.randint(0, W - w)) for _ in range(n)]
+
+# %% ../nbs/01c_dls.ipynb #25ff2627
+@patch
+def prefetcher(self:CacheDL, batches:Iterable)->Iterator:
+    "`batches` made ahead by this loader's thread (`Prefetcher`), started at its first epoch and kept for its life"
+    if getattr(self, '_pf', None) is None: self._pf = Prefetcher(self.prefetch, self.pin_memory)
+    return self._pf(batches)
+
+# %% ../nbs/01c_dls.ipynb #8b6a6510
+@patch
+def streams_for(self:CacheDL, device):
+    "The device module whose streams copy batches to `device` ahead (`copy_ahead`): given, CUDA's, or None"
+    if self.streams is not None: return self.streams
+    d = None if device is None else torch.device(device)
+    return torch.get_device_module(d) if d is not None and d.type == 'cuda' and self.pin_memory else None
 
 # %% ../nbs/01c_dls.ipynb #fb5a7fae
 def _cache_kwargs(path:Path, fns:list, label_fn:Callable, item_sz, cache, reader=None, imagery=None)->dict:

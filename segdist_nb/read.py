@@ -298,65 +298,71 @@ class MaskReader:
     def plain(self)->bool:
         "Whether masks are read as fastai's `PILMask` reads single-channel ones (no palette, nothing ignored)"
         return self.palette is None and not self.ignore
-    def _colours(self, a:np.ndarray, fn, counts:dict|None=None)->np.ndarray:
-        "Class indices of the colours `a` (H, W, 3): exactly the palette's, or the nearest within `tolerance`"
-        u, inv = np.unique(_rgb_key(a[..., :3]), return_inverse=True)   # each distinct colour once: masks have few
-        i = np.clip(np.searchsorted(self.keys, u), 0, len(self.keys) - 1)
-        exact, out, d = self.keys[i] == u, self.vals[i].copy(), np.zeros(len(u), np.int64)
-        if not exact.all():   # the nearest palette colour of the others, and how far it is
-            rgb = np.stack([u >> 16, (u >> 8) & 255, u & 255], 1)[~exact]
-            j, d[~exact] = nearest_colour(rgb, self.cols)
-            out[~exact] = self.cvals[j]
-        ok = exact | (d <= (255 if self.tolerance == 'nearest' else self.tolerance)) if self.tolerance else exact
-        cnt = np.bincount(inv.ravel(), minlength=len(u)) if counts is not None or not ok.all() else None
-        if counts is not None:
-            counts['pixels'] = counts.get('pixels', 0) + int(inv.size)
-            counts['moved'] = counts.get('moved', 0) + int(cnt[ok & ~exact].sum())
-        if not ok.all():
-            bad = np.flatnonzero(~ok); o = bad[np.argsort(-cnt[bad])][:3]
-            eg = ', '.join(f'({u[k] >> 16}, {(u[k] >> 8) & 255}, {u[k] & 255}) on {cnt[k]:,} pixels' for k in o)
-            far = (f' more than {_tol(self.tolerance)} levels from every palette colour (in some channel)'
-                   if self.tolerance else ' not in the palette')
-            need, gap = int(d.max()), np.abs(self.cols[:, None] - self.cols[None]).max(-1)
-            gap = gap[gap > 0].min() if (gap > 0).any() else 256
-            # noise near the palette's colours; soft edges need nearest
-            tol = (f'tolerance: {need} (the largest difference of a channel from the nearest palette colour in this '
-                   'mask) or ' if need <= min(24, gap / 2 - 1) else '')
-            raise MaskError(f'mask {fn} has {cnt[bad].sum():,} pixels of {len(bad)} colour(s){far}: {eg}: add each to '
-                            f'palette: (a class) or to ignore: in data.yaml, give {tol}tolerance: nearest for lossy '
-                            '(JPEG) masks, or fix the mask')
-        return out[inv].reshape(a.shape[:2]).astype(np.uint8)
-    def read(self, fn:Path|str, # Mask file
-             counts:dict|None=None, # Adds 'pixels' read, and 'moved': those a tolerance moved to a palette colour
-            )->np.ndarray:
-        "The class indices of mask `fn`; `MaskError` when it cannot be read as such"
-        with Image.open(fn) as m:
-            m.load()
-            if m.mode in _bad_mask_modes: raise MaskError(f'mask {fn} has mode {m.mode}: save it as one 8-bit channel '
-                                                          'of class indices')
-            # by the colour each pixel shows: palette images through their palette, grey as grey
-            if self.palette is not None:
-                return self._colours(np.asarray(m.convert('RGB')), fn, counts)
-            if m.mode in _colour_modes | {'LA', 'PA'}:
-                raise MaskError(f'mask {fn} is colour-coded (mode {m.mode}): give one colour per class as palette: in '
-                                'data.yaml (a list of [r, g, b], or a file such as label_colors.txt), or convert it '
-                                'to an index mask, one 8-bit channel whose pixel value is the class index (line of '
-                                'codes.txt)')
-            a = np.asarray(m)
-        if counts is not None: counts['pixels'] = counts.get('pixels', 0) + int(a.size)
-        if a.dtype == np.uint8: out = self.lut[a]
-        else:
-            out = np.full(a.shape, -1, np.int16); ok = (a >= 0) & (a < self.n); out[ok] = a[ok]
-            for v in self.ignore:
-                if isinstance(v, int): out[a == v] = ignore_index
-        if (out < 0).any():
-            bad = np.unique(a[out < 0])
-            raise MaskError(f'mask {fn} has values {bad[:8].tolist()}{" ..." if len(bad) > 8 else ""} outside '
-                            f'0..{self.n-1} ({self.n} classes in {self.where}): fix the mask, add those classes to '
-                            f'{self.where}, or list values that are no class under ignore: in data.yaml.'
-                            + _fits(a, self.n))
-        return out.astype(np.uint8)
     def __call__(self, fn:Path|str)->np.ndarray: return self.read(fn)
+
+# %% ../nbs/00_read.ipynb #3960fb93
+@patch
+def _colours(self:MaskReader, a:np.ndarray, fn, counts:dict|None=None)->np.ndarray:
+    "Class indices of the colours `a` (H, W, 3): exactly the palette's, or the nearest within `tolerance`"
+    u, inv = np.unique(_rgb_key(a[..., :3]), return_inverse=True)   # each distinct colour once: masks have few
+    i = np.clip(np.searchsorted(self.keys, u), 0, len(self.keys) - 1)
+    exact, out, d = self.keys[i] == u, self.vals[i].copy(), np.zeros(len(u), np.int64)
+    if not exact.all():   # the nearest palette colour of the others, and how far it is
+        rgb = np.stack([u >> 16, (u >> 8) & 255, u & 255], 1)[~exact]
+        j, d[~exact] = nearest_colour(rgb, self.cols)
+        out[~exact] = self.cvals[j]
+    ok = exact | (d <= (255 if self.tolerance == 'nearest' else self.tolerance)) if self.tolerance else exact
+    cnt = np.bincount(inv.ravel(), minlength=len(u)) if counts is not None or not ok.all() else None
+    if counts is not None:
+        counts['pixels'] = counts.get('pixels', 0) + int(inv.size)
+        counts['moved'] = counts.get('moved', 0) + int(cnt[ok & ~exact].sum())
+    if not ok.all():
+        bad = np.flatnonzero(~ok); o = bad[np.argsort(-cnt[bad])][:3]
+        eg = ', '.join(f'({u[k] >> 16}, {(u[k] >> 8) & 255}, {u[k] & 255}) on {cnt[k]:,} pixels' for k in o)
+        far = (f' more than {_tol(self.tolerance)} levels from every palette colour (in some channel)'
+               if self.tolerance else ' not in the palette')
+        need, gap = int(d.max()), np.abs(self.cols[:, None] - self.cols[None]).max(-1)
+        gap = gap[gap > 0].min() if (gap > 0).any() else 256
+        # noise near the palette's colours; soft edges need nearest
+        tol = (f'tolerance: {need} (the largest difference of a channel from the nearest palette colour in this '
+               'mask) or ' if need <= min(24, gap / 2 - 1) else '')
+        raise MaskError(f'mask {fn} has {cnt[bad].sum():,} pixels of {len(bad)} colour(s){far}: {eg}: add each to '
+                        f'palette: (a class) or to ignore: in data.yaml, give {tol}tolerance: nearest for lossy '
+                        '(JPEG) masks, or fix the mask')
+    return out[inv].reshape(a.shape[:2]).astype(np.uint8)
+
+# %% ../nbs/00_read.ipynb #f8c0b547
+@patch
+def read(self:MaskReader, fn:Path|str, # Mask file
+         counts:dict|None=None, # Adds 'pixels' read, and 'moved': those a tolerance moved to a palette colour
+        )->np.ndarray:
+    "The class indices of mask `fn`; `MaskError` when it cannot be read as such"
+    with Image.open(fn) as m:
+        m.load()
+        if m.mode in _bad_mask_modes: raise MaskError(f'mask {fn} has mode {m.mode}: save it as one 8-bit channel '
+                                                      'of class indices')
+        # by the colour each pixel shows: palette images through their palette, grey as grey
+        if self.palette is not None:
+            return self._colours(np.asarray(m.convert('RGB')), fn, counts)
+        if m.mode in _colour_modes | {'LA', 'PA'}:
+            raise MaskError(f'mask {fn} is colour-coded (mode {m.mode}): give one colour per class as palette: in '
+                            'data.yaml (a list of [r, g, b], or a file such as label_colors.txt), or convert it '
+                            'to an index mask, one 8-bit channel whose pixel value is the class index (line of '
+                            'codes.txt)')
+        a = np.asarray(m)
+    if counts is not None: counts['pixels'] = counts.get('pixels', 0) + int(a.size)
+    if a.dtype == np.uint8: out = self.lut[a]
+    else:
+        out = np.full(a.shape, -1, np.int16); ok = (a >= 0) & (a < self.n); out[ok] = a[ok]
+        for v in self.ignore:
+            if isinstance(v, int): out[a == v] = ignore_index
+    if (out < 0).any():
+        bad = np.unique(a[out < 0])
+        raise MaskError(f'mask {fn} has values {bad[:8].tolist()}{" ..." if len(bad) > 8 else ""} outside '
+                        f'0..{self.n-1} ({self.n} classes in {self.where}): fix the mask, add those classes to '
+                        f'{self.where}, or list values that are no class under ignore: in data.yaml.'
+                        + _fits(a, self.n))
+    return out.astype(np.uint8)
 
 # %% ../nbs/00_read.ipynb #ed9b76b3
 def is_tiff(fn:Path|str)->bool: return Path(fn).suffix.lower() in ('.tif', '.tiff')

@@ -82,44 +82,10 @@ class RunMLflow(Callback):
         self._call(lambda: None)   # opens the run, or falls back to the local store
     @property
     def cb(self): return self
-    def _open(self):
-        from mlflow.tracking import MlflowClient
-        from mlflow.entities import Param
-        self.client = MlflowClient(self.uri)
-        exp = self.client.get_experiment_by_name('segdist')
-        eid = exp.experiment_id if exp is not None else self.client.create_experiment('segdist')
-        tag = self.tag.replace("'", "\\'")
-        was = self.client.search_runs([eid], f"tags.`segdist.run` = '{tag}'", order_by=['attributes.start_time DESC'],
-                                      max_results=1) if self.step0 else []
-        if was:   # a resumed run goes on in its MLflow run (its params are the same: MLflow keeps them as first logged)
-            self.run_id = was[0].info.run_id; self.client.update_run(self.run_id, 'RUNNING')
-            print0(f'mlflow: run {self.run_id} goes on from epoch {self.step0}', flush=True)
-            return [self._log(row, self.step0 + i) for i, row in enumerate(self.rows)]
-        self.run_id = self.client.create_run(eid, run_name=self.run_name, tags={'segdist.run': self.tag}).info.run_id
-        ps = [Param(k, v[:6000]) for k, v in self.params.items()]
-        for i in range(0, len(ps), 100): self.client.log_batch(self.run_id, params=ps[i:i + 100])
-        for i, row in enumerate(self.rows): self._log(row, self.step0 + i)
     def _log(self, row, step):
         from mlflow.entities import Metric
         t = int(time.time() * 1000)
         self.client.log_batch(self.run_id, metrics=[Metric(k, v, t, step) for k, v in row.items()])
-    def _call(self, f):
-        "Run `f` against the server (one try, 10 s, unless the environment says else); out of reach: the local store"
-        env = {k: os.environ.get(k, v) for k, v in (('MLFLOW_HTTP_REQUEST_MAX_RETRIES', '0'),
-                                                    ('MLFLOW_HTTP_REQUEST_TIMEOUT', '10'))}
-        if self.uri.startswith('file:'):   # mlflow 3 keeps its file store behind a switch
-            env['MLFLOW_ALLOW_FILE_STORE'] = os.environ.get('MLFLOW_ALLOW_FILE_STORE', 'true')
-        try:   # MLflow draws from Python's `random` (a run's name): the run's random state is kept
-            with modified_env(**env), no_random():
-                if not hasattr(self, 'run_id'): self._open()
-                return f()
-        except Exception as e:
-            if self.uri == self.local: raise
-            print0(f"mlflow: {self.uri} cannot be reached ({type(e).__name__}): "
-                   f"logging to the local store {self.local} instead", flush=True)
-            self.uri = self.local
-            if hasattr(self, 'run_id'): del self.run_id
-            return self._call(f)
     def after_epoch(self):
         row = epoch_row(self.learn); self.rows.append(row)
         self._call(lambda: self._log(row, self.step0 + len(self.rows) - 1))
@@ -131,6 +97,46 @@ class RunMLflow(Callback):
                 else: self.client.log_artifact(self.run_id, str(f))
             self.client.set_terminated(self.run_id, 'FINISHED' if ok else 'FAILED')
         self._call(end)
+
+# %% ../nbs/04ca_track.ipynb #2fdabc29
+@patch
+def _open(self:RunMLflow):
+    from mlflow.tracking import MlflowClient
+    from mlflow.entities import Param
+    self.client = MlflowClient(self.uri)
+    exp = self.client.get_experiment_by_name('segdist')
+    eid = exp.experiment_id if exp is not None else self.client.create_experiment('segdist')
+    tag = self.tag.replace("'", "\\'")
+    was = self.client.search_runs([eid], f"tags.`segdist.run` = '{tag}'", order_by=['attributes.start_time DESC'],
+                                  max_results=1) if self.step0 else []
+    if was:   # a resumed run goes on in its MLflow run (its params are the same: MLflow keeps them as first logged)
+        self.run_id = was[0].info.run_id; self.client.update_run(self.run_id, 'RUNNING')
+        print0(f'mlflow: run {self.run_id} goes on from epoch {self.step0}', flush=True)
+        return [self._log(row, self.step0 + i) for i, row in enumerate(self.rows)]
+    self.run_id = self.client.create_run(eid, run_name=self.run_name, tags={'segdist.run': self.tag}).info.run_id
+    ps = [Param(k, v[:6000]) for k, v in self.params.items()]
+    for i in range(0, len(ps), 100): self.client.log_batch(self.run_id, params=ps[i:i + 100])
+    for i, row in enumerate(self.rows): self._log(row, self.step0 + i)
+
+# %% ../nbs/04ca_track.ipynb #62c542ed
+@patch
+def _call(self:RunMLflow, f):
+    "Run `f` against the server (one try, 10 s, unless the environment says else); out of reach: the local store"
+    env = {k: os.environ.get(k, v) for k, v in (('MLFLOW_HTTP_REQUEST_MAX_RETRIES', '0'),
+                                                ('MLFLOW_HTTP_REQUEST_TIMEOUT', '10'))}
+    if self.uri.startswith('file:'):   # mlflow 3 keeps its file store behind a switch
+        env['MLFLOW_ALLOW_FILE_STORE'] = os.environ.get('MLFLOW_ALLOW_FILE_STORE', 'true')
+    try:   # MLflow draws from Python's `random` (a run's name): the run's random state is kept
+        with modified_env(**env), no_random():
+            if not hasattr(self, 'run_id'): self._open()
+            return f()
+    except Exception as e:
+        if self.uri == self.local: raise
+        print0(f"mlflow: {self.uri} cannot be reached ({type(e).__name__}): "
+               f"logging to the local store {self.local} instead", flush=True)
+        self.uri = self.local
+        if hasattr(self, 'run_id'): del self.run_id
+        return self._call(f)
 
 # %% ../nbs/04ca_track.ipynb #92cdbb15
 class RunWandb:
