@@ -106,9 +106,9 @@ def bench(n:int=2, # Processes to compare with one
     print(report(res))
     return res
 
-# %% ../nbs/06b_benchmark.ipynb #8e79eab4
-def report(res:dict)->str:
-    "The results as text tables"
+# %% ../nbs/06b_benchmark.ipynb #a6720281
+def _report_head(res:dict)->list:
+    "The report's first line: the model, size, batch, precision, device, repetitions and rounds"
     c = res['config']
     lines = [f"{model_name(c.get('decoder', 'fastai'), c['arch'])}, {c['sz']} px, batch {c['bs']} per process, "
              f"{res['precision']}, {res['device']}, "
@@ -121,6 +121,12 @@ def report(res:dict)->str:
                 if any('reps' in r for r in res['rows']) else f" ({c['reps']})")
              + (f", {len(res['rounds'])} rounds of 1 and N processes launched in turn"
                 if len(res.get('rounds', [])) > 1 else '')]
+    return lines
+
+# %% ../nbs/06b_benchmark.ipynb #c4ccfc8d
+def _report_table(res:dict)->list:
+    "Images/s per kind and process count: the main table or a line per kind (`--kinds`); each round's speed-up"
+    lines = []
     rows = res['rows']
     full = all(o in r for r in rows for o in bench_kinds[:5])   # the five kinds of the main table (not so with --kinds)
     if full:
@@ -155,6 +161,12 @@ def report(res:dict)->str:
         for k in res['rounds'][0]:
             v = [o[k] for o in res['rounds']]
             lines.append(f"  {k:<22} " + ' '.join(f'{o:.2f}' for o in v) + f"  (median {np.median(v):.2f})")
+    return lines
+
+# %% ../nbs/06b_benchmark.ipynb #9043b894
+def _report_times(res:dict)->list:
+    "Where a step's time goes: epoch starts, the input pipeline, sharing and all-reduce, PowerSGD, accumulation"
+    c, lines = res['config'], []
     for r in [o for o in res['rows'] if 'epoch_start_s' in o]:
         e, k = r['epoch_start_s'], first(o for o in ('learner_cache', 'learner') if o in r)
         lines.append(f"start of an epoch to its first batch with {r['processes']} process(es): "
@@ -202,6 +214,12 @@ def report(res:dict)->str:
                          f"images/s (speed-up {r['learner_accum_speedup']:.2f}x), fastai's GradientAccumulation "
                          f"{r['learner_accum_fastai']['median']:.2f} "
                          f"(speed-up {r['learner_accum_fastai_speedup']:.2f}x)")
+    return lines
+
+# %% ../nbs/06b_benchmark.ipynb #648d6faa
+def _report_whatif(res:dict)->list:
+    "The predicted speed-ups of the what-if table, the input pipeline per core and the splitter"
+    lines = []
     lines.append(f"what-if for a single-process step of {res['t1']*1e3:.0f} ms, "
                  f"{res.get('t1_source', 'measured here')} "
                  f"({res['n_params']/1e6:.1f} M "
@@ -225,7 +243,12 @@ def report(res:dict)->str:
         s = res['split']
         lines.append(f"splitter: {s['n']:,} paths x {s['v']:,} names: naive {s['naive_s']:.2f} s, SeedSplitter "
                      f"{s['fast_s']*1e3:.1f} ms ({s['ratio']:.0f}x)")
-    return '\n'.join(lines)
+    return lines
+
+# %% ../nbs/06b_benchmark.ipynb #8e79eab4
+def report(res:dict)->str:
+    "The results as text tables"
+    return '\n'.join(_report_head(res) + _report_table(res) + _report_times(res) + _report_whatif(res))
 
 # %% ../nbs/06b_benchmark.ipynb #a864b110
 def plot_bench(res:dict, fn:Path|str):
