@@ -301,71 +301,79 @@ _bench_model = (   # the model that the modes scaling and speed time
               help='timed repetitions: the tables give their median, min and max (default 5)'))
 _bench_flag = (('action', 'store_true'),)
 
-bench_options = (
-    CliCommand('scaling', (
-        *_bench_common('bench'), *_bench_model,
-        CliOption('--cpus', type=int, low=1, help='compare 1 and N CPU processes (one thread each)'),
-        CliOption('--gpus', type=int, low=1, help='compare 1 and N GPUs'),
-        CliOption('--warmup', default=3, type=int, low=0, help='training steps left out before timing (default 3)'),
-        CliOption('--rounds', default=1, type=int, low=1, help='launch 1 and N processes in turn this many times, '
-                  'against a machine whose speed drifts (default 1)'),
-        CliOption('--num-workers', default=0, type=int, low=0, help='DataLoader worker processes per process for the '
-                  'rows from PNGs (default 0; the cache row has none: its thread)'),
-        CliOption('--epoch-items', default=1000, type=int, low=1, help='training images per epoch of the synthetic '
-                  'data set (default 1000): epoch starts weigh what they would'),
-        CliOption('--bucket-mb', default=25, type=int, low=1, help="DDP's gradient bucket size in MB (default 25)"),
-        CliOption('--static-graph', help="DDP's static_graph option", kw=_bench_flag),
-        CliOption('--bucket-view', help="DDP's gradient_as_bucket_view (fails with fastai's optimizer)",
-                  kw=_bench_flag),
-        CliOption('--comm-hook', choices=('fp16', 'bf16', 'powersgd'),
-                  help='compress gradients for the all-reduce (also measured without)'),
-        CliOption('--powersgd-rank', default=1, type=int, low=1, help="PowerSGD's approximation rank (default 1)"),
-        CliOption('--powersgd-warmup', default=2, type=int,
-                  help='steps of plain all-reduce before PowerSGD starts (default 2, the least)'),
-        CliOption('--accum', default=1, type=int, low=1, help='also measure gradient accumulation of N batches: '
-                  "NoSyncAccumulation and fastai's callback"),
-        CliOption('--step-ms', type=float, help='single-process step time of the target device for the what-if '
-                  'table (default: measured here)'),
-        CliOption('--gpu-img-s', type=float, help='one GPU\'s training rate for "cores to feed a GPU" (default: '
-                  'measured with --gpus, else 1000)'),
-        CliOption('--pipe-sz', default=256, type=int,
-                  help='training size for the input pipeline per core (default 256)'),
-        CliOption('--pipe-data',
-                  help='data set for the input pipeline per core (default: --data, else the synthetic one)'),
-        CliOption('--no-pipeline', help='skip the input pipeline per core (data set and 2x stand-in)', kw=_bench_flag),
-        CliOption('--no-split', help='skip the splitter comparison', kw=_bench_flag),
-        CliOption('--kinds', help=f"measure only these, comma-separated, of {','.join(bench_kinds)} (default all)"),
-        CliOption('--worker', help=argparse.SUPPRESS), CliOption('--result', help=argparse.SUPPRESS)),
-        help='1 process against N (the default mode)',
-        description='Training throughput with 1 and N processes, against plain PyTorch, and the input pipeline per '
-                    'core from PNGs and from the cache'),
-    CliCommand('speed', (
-        *_bench_common('speed'), *_bench_model,
-        CliOption('--gpus', type=int, choices=(1,), help='1: measure the first GPU (no onnxruntime rows)'),
-        CliOption('--model', help="a run's folder (its model folder) (its weights and size) instead of an untrained "
-                                  "--decoder on --arch"),
-        CliOption('--threads', default=1, type=int, low=1, help='torch and onnxruntime threads (default 1)'),
-        CliOption('--compile',
-                  add=partial(compile_option, what='the model of the compiled rows (without it, there are none)')),
-        CliOption('--calib', default=32, type=int, low=0, help='int8 calibration images (0: leave int8 out)')),
-        help="one process's training step and inference engines side by side",
-        description='One process: a training step and the inference engines side by side (eager, channels-last, '
-                    'compiled, ONNX fp32 and int8); with --gpus 1 on the GPU, in bf16'),
-    CliCommand('costs', (
-        *_bench_common('costs'),
-        CliOption('--decoders', default='all',
-                  help="comma-separated architectures (default all: fastai and every SMP one)"),
-        CliOption('--archs', default='resnet18,resnet34,efficientnet_b0',
-                  help="comma-separated encoders (default resnet18,resnet34,efficientnet_b0)"),
-        CliOption('--warmup', default=3, type=int, low=0, help='training steps left out before timing (default 3)'),
-        CliOption('--rounds', default=1, type=int, low=1, help='measure every model this many times in turn, '
-                  'against a machine whose speed drifts (default 1)'),
-        CliOption('--threads', default=1, type=int, low=1, help='torch threads (default 1)')),
-        help="every decoder's parameters, GFLOP per image and training rate",
-        description='The cost table: parameters, GFLOP per image and training images/s of one process, of --decoders '
-                    'on --archs'))
+# %% ../nbs/06b_benchmark.ipynb #dca5ac34
+_scaling_command = CliCommand('scaling', (
+    *_bench_common('bench'), *_bench_model,
+    CliOption('--cpus', type=int, low=1, help='compare 1 and N CPU processes (one thread each)'),
+    CliOption('--gpus', type=int, low=1, help='compare 1 and N GPUs'),
+    CliOption('--warmup', default=3, type=int, low=0, help='training steps left out before timing (default 3)'),
+    CliOption('--rounds', default=1, type=int, low=1, help='launch 1 and N processes in turn this many times, '
+              'against a machine whose speed drifts (default 1)'),
+    CliOption('--num-workers', default=0, type=int, low=0, help='DataLoader worker processes per process for the '
+              'rows from PNGs (default 0; the cache row has none: its thread)'),
+    CliOption('--epoch-items', default=1000, type=int, low=1, help='training images per epoch of the synthetic '
+              'data set (default 1000): epoch starts weigh what they would'),
+    CliOption('--bucket-mb', default=25, type=int, low=1, help="DDP's gradient bucket size in MB (default 25)"),
+    CliOption('--static-graph', help="DDP's static_graph option", kw=_bench_flag),
+    CliOption('--bucket-view', help="DDP's gradient_as_bucket_view (fails with fastai's optimizer)",
+              kw=_bench_flag),
+    CliOption('--comm-hook', choices=('fp16', 'bf16', 'powersgd'),
+              help='compress gradients for the all-reduce (also measured without)'),
+    CliOption('--powersgd-rank', default=1, type=int, low=1, help="PowerSGD's approximation rank (default 1)"),
+    CliOption('--powersgd-warmup', default=2, type=int,
+              help='steps of plain all-reduce before PowerSGD starts (default 2, the least)'),
+    CliOption('--accum', default=1, type=int, low=1, help='also measure gradient accumulation of N batches: '
+              "NoSyncAccumulation and fastai's callback"),
+    CliOption('--step-ms', type=float, help='single-process step time of the target device for the what-if '
+              'table (default: measured here)'),
+    CliOption('--gpu-img-s', type=float, help='one GPU\'s training rate for "cores to feed a GPU" (default: '
+              'measured with --gpus, else 1000)'),
+    CliOption('--pipe-sz', default=256, type=int,
+              help='training size for the input pipeline per core (default 256)'),
+    CliOption('--pipe-data',
+              help='data set for the input pipeline per core (default: --data, else the synthetic one)'),
+    CliOption('--no-pipeline', help='skip the input pipeline per core (data set and 2x stand-in)', kw=_bench_flag),
+    CliOption('--no-split', help='skip the splitter comparison', kw=_bench_flag),
+    CliOption('--kinds', help=f"measure only these, comma-separated, of {','.join(bench_kinds)} (default all)"),
+    CliOption('--worker', help=argparse.SUPPRESS), CliOption('--result', help=argparse.SUPPRESS)),
+    help='1 process against N (the default mode)',
+    description='Training throughput with 1 and N processes, against plain PyTorch, and the input pipeline per '
+                'core from PNGs and from the cache')
+
+# %% ../nbs/06b_benchmark.ipynb #7dd6edc6
+_speed_command = CliCommand('speed', (
+    *_bench_common('speed'), *_bench_model,
+    CliOption('--gpus', type=int, choices=(1,), help='1: measure the first GPU (no onnxruntime rows)'),
+    CliOption('--model', help="a run's folder (its model folder) (its weights and size) instead of an untrained "
+                              "--decoder on --arch"),
+    CliOption('--threads', default=1, type=int, low=1, help='torch and onnxruntime threads (default 1)'),
+    CliOption('--compile',
+              add=partial(compile_option, what='the model of the compiled rows (without it, there are none)')),
+    CliOption('--calib', default=32, type=int, low=0, help='int8 calibration images (0: leave int8 out)')),
+    help="one process's training step and inference engines side by side",
+    description='One process: a training step and the inference engines side by side (eager, channels-last, '
+                'compiled, ONNX fp32 and int8); with --gpus 1 on the GPU, in bf16')
+
+# %% ../nbs/06b_benchmark.ipynb #068b3fe5
+_costs_command = CliCommand('costs', (
+    *_bench_common('costs'),
+    CliOption('--decoders', default='all',
+              help="comma-separated architectures (default all: fastai and every SMP one)"),
+    CliOption('--archs', default='resnet18,resnet34,efficientnet_b0',
+              help="comma-separated encoders (default resnet18,resnet34,efficientnet_b0)"),
+    CliOption('--warmup', default=3, type=int, low=0, help='training steps left out before timing (default 3)'),
+    CliOption('--rounds', default=1, type=int, low=1, help='measure every model this many times in turn, '
+              'against a machine whose speed drifts (default 1)'),
+    CliOption('--threads', default=1, type=int, low=1, help='torch threads (default 1)')),
+    help="every decoder's parameters, GFLOP per image and training rate",
+    description='The cost table: parameters, GFLOP per image and training images/s of one process, of --decoders '
+                'on --archs')
+
+# %% ../nbs/06b_benchmark.ipynb #8fd57cba
+bench_options = (_scaling_command, _speed_command, _costs_command)   # the modes of `segdist-bench`
 bench_modes = tuple(c.name for c in bench_options)
 
+# %% ../nbs/06b_benchmark.ipynb #f53cdbad
 def bench_parser()->argparse.ArgumentParser:
     "The options of `segdist-bench`: a mode (`bench_modes`) and its options, from `bench_options`"
     p = argparse.ArgumentParser(prog='segdist-bench', description='Benchmarks: training throughput with 1 and N '

@@ -48,10 +48,11 @@ def _loss_weights(v):
     try: return [float(o) for o in v.split(',')]
     except ValueError: raise ValueError(f'--loss-weights {v!r}: give comma-separated numbers, e.g. 1,0.5') from None
 
+# %% ../nbs/04d_config.ipynb #ef070eba
 keep_choices = ('final', 'stages', 'all')
 monitor_choices = ('valid_loss', 'train_loss', 'acc_all', 'acc_clss', 'miou', 'dice', 'fwiou')   # recorder's columns
 _O, _S = CliOption, switch_option
-run_options = (
+_where_options = (   # what to train on and where the run goes
     _O('--config', help='YAML/JSON file with keys of default_config (stages, arch, ...)'),
     _O('--data', 'data', help='data set: a folder (its data.yaml, or images/, labels/, codes.txt) or a data.yaml; '
                              'default: synthetic demo set in data/synth'),
@@ -61,6 +62,10 @@ run_options = (
                                'last checkpoint cannot be read)'),
     _S('--restart', None, True, 'start the run in --out again from scratch: what the earlier run wrote there is '
                                 'removed'),
+)
+
+# %% ../nbs/04d_config.ipynb #8bc4770e
+_model_options = (   # the model, its weights, loss, monitor and precision
     _O('--arch', 'arch', 'resnet34', "encoder: a torchvision ResNet (resnet34, the default), a timm model "
                                      "(convnext_tiny, efficientnet_b0, ...) or 'timm:NAME'"),
     _O('--decoder', 'decoder', 'unet', f"an architecture of segmentation_models.pytorch: {', '.join(decoders[1:])} "
@@ -83,6 +88,10 @@ run_options = (
        parse=_class_weights),
     _O(None, 'ignore_void', False, 'also leave void pixels out of the loss'),
     _O('--precision', 'precision', 'auto', add=precision_option),
+)
+
+# %% ../nbs/04d_config.ipynb #446603a6
+_schedule_options = (   # batch, stages, budget, split and seed
     _O('--bs', help='batch size per process, for every stage', type=int, low=1),
     _O('--epochs-scale', None, 1., "multiply every stage's epochs (at least 1)", type=float),
     _O('--sz-scale', None, 1., "multiply every stage's size", type=float),
@@ -99,6 +108,10 @@ run_options = (
     _O('--valid-names', 'valid_names', None, "the seed's split: file of names (one per line) whose paths are in "
                                              "validation (in a config: a list too)"),
     _O('--seed', 'seed', 42, 'the random seed', type=int),
+)
+
+# %% ../nbs/04d_config.ipynb #0eac4478
+_machine_options = (   # loading, cache, distribution, compilation, tracking and what a run keeps
     _O('--num-workers', 'num_workers', None, 'DataLoader worker processes per process (default: none with --cache, '
        'where a thread gathers the batches; else 0 on CPU, cores per GPU on GPUs, at most 8)', type=int, low=0),
     _O('--cache', 'cache', True, "where the decode-once cache goes (the default: DATA/.segdist_cache, or the user's "
@@ -132,6 +145,9 @@ run_options = (
     _O(None, 'synth_n', 200, 'size of the synthetic demo set when it is made'),
     _O(None, 'stages', seed_stages, "the stages: name, sz, bs, epochs, lr, and pct_start, wd, freeze, crop"),
 )
+
+# %% ../nbs/04d_config.ipynb #ff80bb47
+run_options = (*_where_options, *_model_options, *_schedule_options, *_machine_options)   # train.py's, in order
 default_config = {o.key: o.default for o in run_options if o.key}   # a key two flags set: the same default
 
 # %% ../nbs/04d_config.ipynb #f1f27ad4
