@@ -15,7 +15,6 @@ from fastai.torch_core import rank_distrib
 from .distributed import setup_rank, run_name
 from .launch import run_launch
 from .modelfile import read_learner
-from .model import seg_precision
 from .config import *
 from .recipe import *
 
