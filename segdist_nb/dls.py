@@ -23,8 +23,8 @@ from fastai.data.load import _loaders
 from torch.utils.data import get_worker_info
 
 # %% auto #0
-__all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_dls', 'default_workers', 'Prefetcher', 'copy_ahead', 'epoch_batches',
-           'kept_workers', 'epoch_sample', 'close_workers']
+__all__ = ['GetMask', 'CacheDL', 'seg_spec', 'seg_blocks', 'seg_dls', 'default_workers', 'Prefetcher', 'copy_ahead',
+           'epoch_batches', 'kept_workers', 'epoch_sample', 'close_workers']
 
 # %% ../nbs/01c_dls.ipynb #2cbfee58
 class GetMask:
@@ -156,6 +156,33 @@ def seg_spec(data, # A data set folder, a data.yaml, or a `DataSpec`
                         spec.ignore, spec.palette, spec.file, spec.desc)
     return spec
 
+# %% ../nbs/01c_dls.ipynb #d10ea9e5
+def seg_blocks(spec:DataSpec, # The data set (`seg_spec`)
+               tr:list, # Its training files (for band statistics)
+               sz:int|tuple, # Training size
+               item_sz:int|tuple|None, # Resize items to this size first
+               crop:bool, # Random crops of `sz` at native resolution
+               aug:str, # Augmentation preset (`aug_presets`)
+               stats:dict|None, # Band statistics of the training split; default the description's, else computed
+               cache=None, # The `SegCache` that band statistics may read from
+              )->tuple:
+    "(blocks, item_tfms, batch_tfms, stats) that read and transform the items of `spec` at its imagery's depth"
+    im = spec.imagery
+    if im.plain:   # 8-bit pictures: fastai's own path, today's batches
+        # fastai's image and mask blocks, without their `IntToFloatTensor`: `SegBatch` does it
+        blocks = (TransformBlock(type_tfms=PILImage.create),
+                  TransformBlock(type_tfms=PILMask.create, item_tfms=AddMaskCodes(spec.codes)))
+        item_tfms = [*([Resize(item_sz, method='squish')] if item_sz else []), *([RandomCrop(sz)] if crop else [])]
+        return blocks, item_tfms, [SegBatch(sz, aug)], None
+    # a run computes them once (`DataSpec.stats`)
+    stats = ifnone(stats, getattr(spec, 'stats', None)) or band_stats(tr, im.bands, cache, nodata=im.nodata)
+    blocks = (TransformBlock(type_tfms=BandReader(im.bands)),
+              TransformBlock(type_tfms=mask_from_array, item_tfms=AddMaskCodes(spec.codes)))
+    item_tfms = [*([ResizeBands(item_sz)] if item_sz else []), *([CropBands(sz)] if crop else [])]
+    batch_tfms = [SegBatch(sz, aug, Normalize.from_stats(stats['mean'], stats['std'], cuda=False),
+                           ScaleBands(stats['lo'], stats['hi'], im.bands))]
+    return blocks, item_tfms, batch_tfms, stats
+
 # %% ../nbs/01c_dls.ipynb #334a2267
 def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.txt, valid.txt), a data.yaml or `DataSpec`
             sz:int|tuple=128, # Training size
@@ -192,22 +219,8 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
         kwargs.setdefault('num_workers', 0)
         kwargs.update(_cache_kwargs(spec.root, fns, lf, item_sz, cache, spec.reader, im), crop_sz=sz if crop else None,
                       prefetch=ifnone(prefetch, 0 if kwargs['num_workers'] else 2))
-    if im.plain:   # 8-bit pictures: fastai's own path, today's batches
-        # fastai's image and mask blocks, without their `IntToFloatTensor`: `SegBatch` does it
-        blocks = (TransformBlock(type_tfms=PILImage.create),
-                  TransformBlock(type_tfms=PILMask.create, item_tfms=AddMaskCodes(spec.codes)))
-        item_tfms, batch_tfms = [*([Resize(item_sz, method='squish')] if item_sz else []),
-                                 *([RandomCrop(sz)] if crop else [])], [SegBatch(sz, aug)]
-    else:
-        tr = list(L(fns)[splits[0]])
-        # a run computes them once (`DataSpec.stats`)
-        stats = (ifnone(stats, getattr(spec, 'stats', None))
-                 or band_stats(tr, im.bands, kwargs.get('cache'), nodata=im.nodata))
-        blocks = (TransformBlock(type_tfms=BandReader(im.bands)),
-                  TransformBlock(type_tfms=mask_from_array, item_tfms=AddMaskCodes(spec.codes)))
-        item_tfms = [*([ResizeBands(item_sz)] if item_sz else []), *([CropBands(sz)] if crop else [])]
-        batch_tfms = [SegBatch(sz, aug, Normalize.from_stats(stats['mean'], stats['std'], cuda=False),
-                               ScaleBands(stats['lo'], stats['hi'], im.bands))]
+    blocks, item_tfms, batch_tfms, stats = seg_blocks(spec, list(L(fns)[splits[0]]), sz, item_sz, crop, aug, stats,
+                                                      kwargs.get('cache'))
     dblock = DataBlock(blocks=blocks, get_items=lambda _: fns, get_y=GetMask(lf, spec.reader, im.nodata),
                        splitter=splitter, item_tfms=item_tfms, batch_tfms=batch_tfms)
     kwargs.setdefault('dl_type', CacheDL)   # with a cache or without (`_cache_kwargs` gives it its cache)
@@ -216,7 +229,7 @@ def seg_dls(data, # Data set: a folder (data.yaml, or images/, labels/, codes.tx
     kwargs.setdefault('pin_memory', torch.device(kwargs['device']).type == 'cuda')
     # `path`: where the learner saves (fastai's convention)
     dls = dblock.dataloaders(spec.root, path=spec.root, bs=bs, **kwargs)
-    dls.spec, dls.aug, dls.stats = spec, aug, None if im.plain else stats
+    dls.spec, dls.aug, dls.stats = spec, aug, stats
     return dls
 
 # %% ../nbs/01c_dls.ipynb #70386f07
