@@ -31,6 +31,54 @@ from .scaling import *
 __all__ = ['bench_options', 'bench_modes', 'bench', 'report', 'plot_bench', 'bench_parser', 'bench_argv', 'segdist_bench',
            'bench_speed', 'speed_report', 'bench_costs', 'costs_report']
 
+# %% ../nbs/06b_benchmark.ipynb #484be2d0
+def _check_kinds(kinds:list|None, # Kinds asked for (`--kinds`); None: all
+                 comm_hook:str|None, # Gradient compression of the all-reduce
+                 accum:int, # Batches accumulated
+                ):
+    "Refuse kinds that are not `bench_kinds`, and kinds that need a comm hook or accumulation not asked for"
+    bad = [o for o in kinds or [] if o not in bench_kinds]
+    if bad: raise ValueError(f'kinds {bad} are not among {list(bench_kinds)}')
+    needs = {'plain_nohook': comm_hook, 'learner_nohook': comm_hook, 'learner_accum': accum > 1,
+             'learner_accum_fastai': accum > 1}
+    bad = [o for o in kinds or [] if not needs.get(o, True)]
+    if bad: raise ValueError(f'kinds {bad} are measured only with a comm hook (the *_nohook ones) or accum > 1 '
+                             '(the *_accum ones): '
+                             'add --comm-hook or --accum N')
+
+# %% ../nbs/06b_benchmark.ipynb #f124a652
+def _bench_rounds(n:int, # Processes to compare with one
+                  cpus:bool, # CPU processes; False: one per GPU
+                  rounds:int, # Launches of 1 and `n` processes in turn
+                  cfg:dict, # `bench_worker`'s configuration
+                  out:Path, # Run folder: each launch writes procs<k>.json there
+                 )->tuple: # (the results pooled, each round's speed-ups)
+    "Launch 1 and `n` benchmark processes in turn, `rounds` times, their repetitions pooled (`pool_rounds`)"
+    runs, per_round = {}, []
+    for rd in range(rounds):
+        got = {}
+        for k in sorted({1, n}):
+            print(f"{k} process(es){f', round {rd + 1} of {rounds}' if rounds > 1 else ''}: starting", flush=True)
+            fn = out/f'procs{k}.json'
+            r = run_launch([*(['--cpus', k] if cpus else ['--gpus', ','.join(map(str, range(k)))]),
+                            '-m', 'segdist_nb.benchmark', 'scaling',
+                            '--worker', json.dumps(cfg), '--result', fn], timeout=3600, echo=True)
+            if r.returncode != 0: raise RuntimeError(f'benchmark with {k} process(es) failed:\n{r.stderr[-3000:]}')
+            got[k] = json.loads(fn.read_text())
+        runs, sp = pool_rounds(runs, got)
+        per_round.append(sp)
+    return runs, per_round
+
+# %% ../nbs/06b_benchmark.ipynb #c447aa9a
+def _gpu_rate(gpu_img_s:float|None, # A GPU's training rate given (`--gpu-img-s`), or None
+              runs:dict, # {processes: worker result}
+              cpus:bool, # Whether the processes ran on CPUs
+             )->dict: # {'value': images/s, 'measured': whether it was measured here}
+    "The GPU rate the input pipeline is set against: given, else the learner's from the cache on 1 GPU, else 1000"
+    measured = None if cpus else rep_stats(runs[1]['learner_cache'])['median']
+    return dict(value=ifnone(gpu_img_s, ifnone(measured, 1000.)),
+                measured=gpu_img_s is None and measured is not None)
+
 # %% ../nbs/06b_benchmark.ipynb #89cd734b
 def bench(n:int=2, # Processes to compare with one
           *, # the rest by name
@@ -55,45 +103,21 @@ def bench(n:int=2, # Processes to compare with one
           epoch_items:int=1000, # Training images per epoch of the synthetic data set (its size), all processes together
          )->dict:
     "Run the benchmark with 1 and `n` processes; write bench.json and bench.png to `out`; return the results"
-    bad = [o for o in kinds or [] if o not in bench_kinds]
-    if bad: raise ValueError(f'kinds {bad} are not among {list(bench_kinds)}')
-    needs = {'plain_nohook': comm_hook, 'learner_nohook': comm_hook, 'learner_accum': accum > 1,
-             'learner_accum_fastai': accum > 1}
-    bad = [o for o in kinds or [] if not needs.get(o, True)]
-    if bad: raise ValueError(f'kinds {bad} are measured only with a comm hook (the *_nohook ones) or accum > 1 '
-                             '(the *_accum ones): '
-                             'add --comm-hook or --accum N')
+    _check_kinds(kinds, comm_hook, accum)
     out = Path(out or f"runs/bench-{time.strftime('%Y%m%d-%H%M%S')}"); out.mkdir(parents=True, exist_ok=True)
     # made once, for both process counts
     run_data = data or synthetic_once(out/'synth', n=synth_items(bs, n, epoch_items), size=max(96, sz))
     cfg = dict(sz=sz, bs=bs, arch=arch, decoder=check_decoder(decoder), precision=precision, data=str(run_data),
-               out=str(out), warmup=warmup, steps=steps,
-               reps=reps, num_workers=num_workers, bucket_mb=bucket_mb, static_graph=static_graph,
-               bucket_view=bucket_view,
-               comm_hook=comm_hook, powersgd_rank=powersgd_rank, powersgd_warmup=powersgd_warmup, accum=accum,
-               step_ms=step_ms,
-               kinds=kinds)
+               out=str(out), warmup=warmup, steps=steps, reps=reps, num_workers=num_workers, bucket_mb=bucket_mb,
+               static_graph=static_graph, bucket_view=bucket_view, comm_hook=comm_hook,
+               powersgd_rank=powersgd_rank, powersgd_warmup=powersgd_warmup, accum=accum, step_ms=step_ms, kinds=kinds)
     print(f"segdist-bench: {model_name(decoder, arch)}, {sz} px, batch {bs} per process, "
           f"1 and {n} {'CPU process' if cpus else 'GPU'}(s); "
           f"results in {out}", flush=True)
-    runs, per_round = {}, []
-    for rd in range(rounds):
-        got = {}
-        for k in sorted({1, n}):
-            print(f"{k} process(es){f', round {rd + 1} of {rounds}' if rounds > 1 else ''}: starting", flush=True)
-            fn = out/f'procs{k}.json'
-            r = run_launch([*(['--cpus', k] if cpus else ['--gpus', ','.join(map(str, range(k)))]),
-                            '-m', 'segdist_nb.benchmark', 'scaling',
-                            '--worker', json.dumps(cfg), '--result', fn], timeout=3600, echo=True)
-            if r.returncode != 0: raise RuntimeError(f'benchmark with {k} process(es) failed:\n{r.stderr[-3000:]}')
-            got[k] = json.loads(fn.read_text())
-        runs, sp = pool_rounds(runs, got)
-        per_round.append(sp)
+    runs, per_round = _bench_rounds(n, cpus, rounds, cfg, out)
     res = summarize(runs, cfg)
     res['rounds'] = per_round
-    measured = None if cpus else rep_stats(runs[1]['learner_cache'])['median']
-    res['gpu_img_s'] = dict(value=ifnone(gpu_img_s, ifnone(measured, 1000.)),
-                            measured=gpu_img_s is None and measured is not None)
+    res['gpu_img_s'] = _gpu_rate(gpu_img_s, runs, cpus)
     if pipeline:
         print(f'input pipeline per core ({pipe_sz} px training size, batch {bs}, one thread):', flush=True)
         d = Path(pipe_data or data or out/'synth')

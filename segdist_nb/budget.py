@@ -27,8 +27,8 @@ from .config import seed_stages, check_config, default_config
 
 # %% auto #0
 __all__ = ['budget_forms', 'parse_budget', 'duration_text', 'fingerprint', 'fingerprint_text', 'step_times', 'step_model',
-           'fit_size', 'plan_sizes', 'plan_budget', 'plan_text', 'KeepBudget', 'fit_epochs', 'EmaWeights',
-           'model_bytes', 'run_plan', 'plan_config', 'budget_cbs']
+           'fit_size', 'plan_sizes', 'StageCost', 'budget_bs', 'plan_budget', 'plan_text', 'KeepBudget', 'fit_epochs',
+           'EmaWeights', 'model_bytes', 'run_plan', 'plan_config', 'budget_cbs']
 
 # %% ../nbs/04da_budget.ipynb #abb7d0f0
 budget_forms = "a number and a unit: '90s', '15m', '2h', '1h30m' (s, m, h)"
@@ -139,6 +139,84 @@ def plan_sizes(h:int, w:int, # The images' size
         if abs(sz[1] / sz[0] / (w / h) - 1) <= tol and sz not in out: out.append(sz)
     return out[::-1] or [fit_size(h, w, multiple)]
 
+# %% ../nbs/04da_budget.ipynb #bbf2fa20
+class StageCost:
+    "Seconds of an epoch (training, validation, saves), of its validation and of a run's end, from a step's time"
+    def __init__(self, fp:dict, # The data set's `fingerprint`
+                 step:Callable, # (bs, (h, w)) -> seconds of a training step on one process (`step_model`)
+                 ws:int=1, # Processes
+                 save:float=1., # Seconds to write a checkpoint (each epoch) or a stage's best weights
+                ): store_attr()
+    def val(self, b, sz):   # validation: forward only, a third of a step
+        return math.ceil(self.fp['n_valid'] / self.ws / b) * self.step(b, sz) / 3
+    def epoch(self, b, sz):   # this process's training batches, its validation, two saves
+        return self.fp['n_train'] // (self.ws * b) * self.step(b, sz) + self.val(b, sz) + 2 * self.save
+    def final(self, b, sz): return self.val(b, sz) + 4 * self.save + 2   # validation, model.pkl, model folder, plots
+
+# %% ../nbs/04da_budget.ipynb #c30484de
+def budget_bs(fp:dict, # The data set's `fingerprint`
+              sz:tuple, # (height, width) of the stage
+              ws:int=1, # Processes
+              batch_px:int=8*240*320, # Pixels per batch on one process at most
+              min_steps:int=16, # Steps an epoch at least
+             )->int:
+    "Images per batch on one process: a power of 2, `batch_px` pixels and `min_steps` an epoch at most, 2 at least"
+    b = 2 ** int(math.log2(max(1, min(batch_px / (sz[0] * sz[1]), fp['n_train'] / (ws * min_steps)))))
+    return int(max(b, min(2, fp['n_train'] // ws), 1))   # 2 for BatchNorm, where the data set has them
+
+# %% ../nbs/04da_budget.ipynb #0cbc99cd
+def _two_stages(cost:StageCost, # Seconds of epochs
+                cands:list, # Sizes, largest first (`plan_sizes`)
+                room:float, # Seconds for the stages and the run's end
+                stage_s:float, # Seconds to start a stage
+                bs_for:Callable, # size -> batch (`budget_bs`)
+                min_epochs:int, max_epochs:int, # Epochs of the final stage at least; of a stage at most
+               )->list|None: # [(size, bs, epochs, epoch seconds)] x 2, or None
+    "The largest final size whose stage gets `min_epochs` after a first at 0.6 of its side, epochs 3:2 (the study's)"
+    for sz2 in cands:
+        sz1 = min(cands, key=lambda o: abs(o[0] - 0.6 * sz2[0]))
+        b = bs_for(sz2)
+        if cost.fp['n_train'] < cost.ws * b: continue
+        left = room - cost.final(b, sz2) - 2 * stage_s
+        e1s, e2s = cost.epoch(b, sz1), cost.epoch(b, sz2)
+        e2 = int(left / (1.5 * e1s + e2s))
+        if e2 < min_epochs or sz1 == sz2: continue
+        e2 = min(e2, max_epochs); e1 = min(max_epochs, int((left - e2 * e2s) / e1s))
+        return [(sz1, b, e1, e1s), (sz2, b, e2, e2s)]
+
+# %% ../nbs/04da_budget.ipynb #0633bb7e
+def _one_stage(cost:StageCost, # Seconds of epochs
+               cands:list, # Sizes, largest first (`plan_sizes`)
+               room:float, # Seconds for the stage and the run's end
+               stage_s:float, # Seconds to start a stage
+               bs_for:Callable, # size -> batch (`budget_bs`)
+               min_epochs:int, max_epochs:int, # Epochs at least (else the smallest size); at most
+               budget:float, setup:float, margin:float, # For the smallest budget that works, when none does
+              )->list: # [(size, bs, epochs, epoch seconds)]
+    "One stage: the largest size that gets `min_epochs`, else the smallest with what fits; too short: the least budget"
+    for sz in cands:
+        b = bs_for(sz)
+        e = min(max_epochs, int((room - cost.final(b, sz) - stage_s) / cost.epoch(b, sz)))
+        if e >= min_epochs or (sz == cands[-1] and e >= 1): return [(sz, b, e, cost.epoch(b, sz))]
+    sz = cands[-1]; b = bs_for(sz)
+    need = (setup + cost.final(b, sz) + stage_s + cost.epoch(b, sz)) / (1 - margin)
+    raise ValueError(f"--budget {duration_text(budget)}: too short for one epoch at the smallest size "
+                     f"({sz[1]}x{sz[0]}, {cost.epoch(b, sz):.0f} s) after set-up and the final save "
+                     f"({setup + cost.final(b, sz) + stage_s:.0f} s): "
+                     f"give --budget {duration_text(math.ceil(need / 10) * 10)} or more")
+
+# %% ../nbs/04da_budget.ipynb #09bb664b
+def _plan_recipe(fp:dict, # The data set's `fingerprint`
+                )->tuple: # (the recipe's options, their reasons)
+    "What the plan sets beside its stages: the monitor always, the loss and class weights where a class is rare"
+    rare, recipe = min(fp['freq']) if fp['freq'] else 1, dict(monitor='miou')
+    why = ["the epoch of best validation mean IoU kept (monitor miou), as the study's"]
+    if rare < 0.01 and not fp.get('multilabel'):
+        recipe.update(loss='ce+dice', weights='median_freq')
+        why.append(f"a class covers {rare:.2%} of the pixels: class weights by median frequency and loss ce+dice help "
+                   f"it (the study's recipe)")
+    return recipe, why
+
 # %% ../nbs/04da_budget.ipynb #38580540
 def plan_budget(fp:dict, # The data set's `fingerprint`
                 step:Callable, # (bs, (h, w)) -> seconds of a training step on one process (`step_model`)
@@ -156,63 +234,33 @@ def plan_budget(fp:dict, # The data set's `fingerprint`
                 multiple:int=32, # Sizes are a multiple of this
                )->AttrDict:
     "Stages (sizes at the images' aspect, batch size, epochs, learning rates) that fill `budget` seconds, and why"
-    (H, W), why = fp['size'], []
-    val = lambda b, sz: math.ceil(fp['n_valid'] / ws / b) * step(b, sz) / 3   # validation: forward only, a third
-    def bs_for(sz):   # a power of 2: the study's pixels a batch, `min_steps` an epoch, at least 2 images (BatchNorm)
-        b = 2 ** int(math.log2(max(1, min(batch_px / (sz[0] * sz[1]), fp['n_train'] / (ws * min_steps)))))
-        return int(max(b, min(2, fp['n_train'] // ws), 1))
-    def epoch_s(b, sz): return fp['n_train'] // (ws * b) * step(b, sz) + val(b, sz) + 2 * save
-    cands = plan_sizes(H, W, multiple)
-    final = lambda b, sz: val(b, sz) + 4 * save + 2   # the final validation, model.pkl, the model folder, plots
-    plan = None
-    for sz2 in cands:   # the largest final size whose stage gets `min_epochs`
-        sz1 = min(cands, key=lambda o: abs(o[0] - 0.6 * sz2[0]))   # a first stage at 0.6 of the side, as the study's
-        b = bs_for(sz2)
-        if fp['n_train'] < ws * b: continue
-        left = (budget * (1 - margin) - setup - final(b, sz2) - 2 * stage_s)
-        e1s, e2s = epoch_s(b, sz1), epoch_s(b, sz2)
-        e2 = int(left / (1.5 * e1s + e2s))   # the study's 3:2 epochs of the small and the large size
-        if e2 < min_epochs or sz1 == sz2: continue
-        e2 = min(e2, max_epochs); e1 = min(max_epochs, int((left - e2 * e2s) / e1s))
-        plan = [(sz1, b, e1, e1s), (sz2, b, e2, e2s)]
-        why.append(f"progressive resizing at the images' aspect ({W}x{H}): {sz1[1]}x{sz1[0]}, then {sz2[1]}x{sz2[0]}, "
-                   f"the largest size ({sz2[1] / W:.0%} of the images') whose stage gets {min_epochs} epochs or more "
-                   f"(the study: more epochs at a smaller size beat fewer at a larger one); epochs about 3:2 "
-                   f"as the study's")
-        break
-    if plan is None:   # one stage: the largest size that gets `min_epochs`, else the smallest, with what fits
-        for sz in cands:
-            b = bs_for(sz)
-            left = budget * (1 - margin) - setup - final(b, sz) - stage_s
-            e = min(max_epochs, int(left / epoch_s(b, sz)))
-            if e >= min_epochs or (sz == cands[-1] and e >= 1): plan = [(sz, b, e, epoch_s(b, sz))]; break
-        if plan is None:
-            sz = cands[-1]; b = bs_for(sz)
-            need = (setup + final(b, sz) + stage_s + epoch_s(b, sz)) / (1 - margin)
-            raise ValueError(f"--budget {duration_text(budget)}: too short for one epoch at the smallest size "
-                             f"({sz[1]}x{sz[0]}, {epoch_s(b, sz):.0f} s) after set-up and the final save "
-                             f"({setup + final(b, sz) + stage_s:.0f} s): "
-                             f"give --budget {duration_text(math.ceil(need / 10) * 10)} or more")
-        sz, b, e, _ = plan[0]
-        why.append(f"one stage at {sz[1]}x{sz[0]}: the budget gives no size two stages of {min_epochs} epochs "
-                   f"at the larger" + ('' if e >= min_epochs else f', nor {min_epochs} epochs at the smallest size'))
+    (H, W), cost = fp['size'], StageCost(fp, step, ws, save)
+    bs_for = partial(budget_bs, fp, ws=ws, batch_px=batch_px, min_steps=min_steps)
+    cands, room = plan_sizes(H, W, multiple), budget * (1 - margin) - setup
+    plan = _two_stages(cost, cands, room, stage_s, bs_for, min_epochs, max_epochs)
+    if plan:
+        (sz1, *_), (sz2, *_) = plan
+        why = [f"progressive resizing at the images' aspect ({W}x{H}): {sz1[1]}x{sz1[0]}, then {sz2[1]}x{sz2[0]}, "
+               f"the largest size ({sz2[1] / W:.0%} of the images') whose stage gets {min_epochs} epochs or more "
+               f"(the study: more epochs at a smaller size beat fewer at a larger one); epochs about 3:2 "
+               f"as the study's"]
+    else:
+        plan = _one_stage(cost, cands, room, stage_s, bs_for, min_epochs, max_epochs, budget, setup, margin)
+        (sz, b, e, _), = plan
+        why = [f"one stage at {sz[1]}x{sz[0]}: the budget gives no size two stages of {min_epochs} epochs "
+               f"at the larger" + ('' if e >= min_epochs else f', nor {min_epochs} epochs at the smallest size')]
     g = plan[0][1] * ws
     lr0 = float(f'{lr * math.sqrt(g / 16):.2g}')
     why.append(f"batch {plan[0][1]} per process x {ws} (at most {batch_px / 1e6:.1f} Mpx a batch, at least "
                f"{min_steps} steps an epoch); lr {lr0:g} (the study's {lr:g} at a batch of 16, times the square "
-               f"root of {g}/16)"
-               + (', halved in the last stage' if len(plan) > 1 else ''))
+               f"root of {g}/16)" + (', halved in the last stage' if len(plan) > 1 else ''))
     stages = [dict(name=f'budget-{i + 1}', sz=sz, bs=b, epochs=e, lr=lr0 / 2 if i and i == len(plan) - 1 else lr0,
                    pct_start=0.3 if i < len(plan) - 1 else 0.2, wd=1e-2, freeze=False)
               for i, (sz, b, e, _) in enumerate(plan)]
     est = dict(setup=setup, **{st['name']: stage_s + st['epochs'] * es for st, (*_, es) in zip(stages, plan)},
-               final=final(plan[-1][1], plan[-1][0]))
-    rare, recipe = min(fp['freq']) if fp['freq'] else 1, dict(monitor='miou')
-    why.append("the epoch of best validation mean IoU kept (monitor miou), as the study's")
-    if rare < 0.01 and not fp.get('multilabel'):
-        recipe.update(loss='ce+dice', weights='median_freq')
-        why.append(f"a class covers {rare:.2%} of the pixels: class weights by median frequency and loss ce+dice help "
-                   f"it (the study's recipe)")
+               final=cost.final(plan[-1][1], plan[-1][0]))
+    recipe, more = _plan_recipe(fp)
+    why += more
     if max(e for *_, e, _ in plan) == max_epochs:
         why.append(f"the budget is more than {max_epochs} epochs a stage need: the run ends early")
     steps = stages[-1]['epochs'] * (fp['n_train'] // (ws * stages[-1]['bs']))

@@ -62,6 +62,69 @@ def _gather(obj):
     dist.all_gather_object(res, obj)
     return res
 
+# %% ../nbs/05c_evaluate.ipynb #04bc3730
+def _eval_files(spec:DataSpec, # The data set's description (`load_data`)
+                split:str|None, # The split asked for (--split); None: test when there is one, else every split
+                rank:int, # This process's rank: rank 0 says how a held-out valid split is chosen
+               )->tuple: # (split, the splits scored, their masks' `GetMask`, their image files, sorted)
+    "The split to score and its images: `valid`, when the description has no valid: split, is held out of train"
+    split = ifnone(split, 'test' if 'test' in spec.splits else None)
+    # no valid: split: the validation images training holds out of train
+    held = split == 'valid' and not spec.has_valid
+    if split is not None and split not in spec.splits and not held:
+        have = list(spec.splits) + ([] if spec.has_valid else ['valid (held out of train as training holds it out)'])
+        raise DataError([f"--split {split}: the data set has the splits {have}: "
+                         f"choose one of them (test: in data.yaml)"],
+                        str(spec.file or spec.root))
+    use = ['train'] if held else [split] if split else list(spec.splits)
+    gm = GetMask(spec.label_fn(use), spec.reader, spec.imagery.nodata)
+    fns = sorted(f for s in use for f in spec.files(s))
+    if held:   # the check's rule and training's (`spec_splitter`): valid.txt, or at random
+        tf = L(spec_files(spec)); fns = sorted(tf[spec_splitter(spec, tf)(tf)[1]])
+        if rank == 0:
+            print(f'--split valid: the validation images held out of train, as training holds them '
+                  f'out{valid_split(spec)}', flush=True)
+    return split, use, gm, fns
+
+# %% ../nbs/05c_evaluate.ipynb #74e36f98
+def _check_out(out:Path|str|None, # The output folder (--out); None: beside the model
+               fns:list, # The images to score
+               label_fn:Callable, # Image -> its mask's path
+              ):
+    "Refuse an `out` inside a folder of the images or masks: its pictures would be read as images next time"
+    if out is None: return
+    ins = {Path(o).absolute() for f in fns for o in (f.parent, Path(label_fn(f)).parent)}
+    hit = [d for d in ins if Path(out).absolute().is_relative_to(d)]
+    if hit:
+        raise ValueError(f'--out {out} is inside {hit[0]}, which holds images or masks being evaluated: choose a '
+                         f'folder outside the data set')
+
+# %% ../nbs/05c_evaluate.ipynb #8001667c
+def _score(m, # The inference model (`inference_model`)
+           spec:DataSpec, # The data set's description
+           gm:GetMask, # Image -> its mask
+           fns:list, # This process's images
+           bs:int, # Images or windows per batch
+           tta:bool, # Average with the flipped image's prediction
+           tile:int|None, # Window side, or None: whole images
+           overlap:float, # Share of a window that overlaps the next
+           blend:str, # Weights of overlapping windows
+           progress:bool, # Show a progress bar
+          )->tuple: # (the summed confusion matrix, a row of scores per image, (file, why) per image skipped)
+    "Predict `fns` and count each image's confusion with its mask, keeping no prediction; unreadable files are skipped"
+    # multi-label: a 2x2 matrix per class, from bit flags (chapter 02g)
+    n, ml = len(spec.codes), getattr(m, 'multilabel', None)
+    cm, rows, skipped = np.zeros((n, 2, 2) if ml else (n, n), np.int64), [], []
+    for fn, _, pred in predict_masks(m, fns, bs, tta, tile, overlap, progress=progress, skipped=skipped, blend=blend):
+        try: truth = gm(fn)
+        except Exception as e:
+            skipped.append((Path(fn), f'its mask cannot be read ({type(e).__name__}: {e})')); continue
+        c = ml_image_confusion(pred, truth, n) if ml else image_confusion(pred, truth, n)
+        cm += c
+        rows.append(dict(file=Path(fn).relative_to(spec.root).as_posix(),
+                         **(ml_image_scores(c) if ml else image_scores(c, m.void))))
+    return cm, rows, skipped
+
 # %% ../nbs/05c_evaluate.ipynb #a6080430
 def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
              data:Path|str, # Labelled data set: images/, labels/, codes.txt
@@ -87,51 +150,19 @@ def evaluate(model, # A run's `model.pkl`, an exported `.onnx`, or a `Learner`
     check_predict_options(bs, tile, overlap, blend)
     if torch.cuda.is_available() and not cpu and ws > 1: torch.cuda.set_device(int(os.environ.get('LOCAL_RANK', 0)))
     spec = load_data(data, images, labels)
-    split = ifnone(split, 'test' if 'test' in spec.splits else None)
-    # no valid: split: the validation images training holds out of train
-    held = split == 'valid' and not spec.has_valid
-    if split is not None and split not in spec.splits and not held:
-        have = list(spec.splits) + ([] if spec.has_valid else ['valid (held out of train as training holds it out)'])
-        raise DataError([f"--split {split}: the data set has the splits {have}: "
-                         f"choose one of them (test: in data.yaml)"],
-                        str(spec.file or spec.root))
-    use = ['train'] if held else [split] if split else list(spec.splits)
-    gm = GetMask(spec.label_fn(use), spec.reader, spec.imagery.nodata)
-    fns = sorted(f for s in use for f in spec.files(s))
-    if held:   # the check's rule and training's (`spec_splitter`): valid.txt, or at random
-        tf = L(spec_files(spec)); fns = sorted(tf[spec_splitter(spec, tf)(tf)[1]])
-        if rank == 0:
-            print(f'--split valid: the validation images held out of train, as training holds them '
-                  f'out{valid_split(spec)}', flush=True)
-    if out is not None:   # the folders it reads are not written to: its pictures would be read as images next time
-        ins = {Path(o).absolute() for f in fns for o in (f.parent, Path(gm.label_fn(f)).parent)}
-        hit = [d for d in ins if Path(out).absolute().is_relative_to(d)]
-        if hit:
-            raise ValueError(f'--out {out} is inside {hit[0]}, which holds images or masks being evaluated: choose a '
-                             f'folder outside the data set')
+    split, use, gm, fns = _eval_files(spec, split, rank)
+    _check_out(out, fns, gm.label_fn)
     m = inference_model(model, cpu, engine, compile, trust_pickle)
-    codes, void = spec.codes, m.void
+    codes = spec.codes
     if list(codes) != list(m.codes):
         raise DataError([f"the model's classes {list(m.codes)} are not those of the data set {list(codes)}: "
                          f"evaluate on data labelled with the model's classes (same names, same order)"],
                          str(spec.file or spec.root/'codes.txt'))
     check_inputs(m, fns)   # images unlike the model's training images: refused, naming both
     fns, left = _not_trained_on(m, spec, fns, split, use, rank)
-    # files that cannot be read are skipped below, by name
+    # files that cannot be read are skipped by `_score`, by name
     if check and rank == 0: check_spec(spec, splits=use, unreadable=[])
-    # multi-label: a 2x2 matrix per class, from bit flags (chapter 02g)
-    n, ml = len(codes), getattr(m, 'multilabel', None)
-    cm, rows, skipped = np.zeros((n, 2, 2) if ml else (n, n), np.int64), [], []
-    for fn, _, pred in predict_masks(m, fns[rank::ws], bs, tta, tile, overlap, progress=rank == 0, skipped=skipped,
-                                       blend=blend):
-        try: truth = gm(fn)
-        except Exception as e:
-            skipped.append((Path(fn), f'its mask cannot be read ({type(e).__name__}: {e})')); continue
-        c = ml_image_confusion(pred, truth, n) if ml else image_confusion(pred, truth, n)
-        cm += c
-        rows.append(dict(file=Path(fn).relative_to(spec.root).as_posix(),
-                         **(ml_image_scores(c) if ml else image_scores(c, void))))
-    parts = _gather((cm, rows, skipped))
+    parts = _gather(_score(m, spec, gm, fns[rank::ws], bs, tta, tile, overlap, blend, rank == 0))
     if rank != 0: return None
     cm, rows, skipped = sum(p[0] for p in parts), [r for p in parts for r in p[1]], [s for p in parts for s in p[2]]
     if not rows:

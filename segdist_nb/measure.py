@@ -247,6 +247,114 @@ def _train_row(model, x, y, steps, cl, comp, dev=torch.device('cpu'), bf16=False
     ts = plain_steps(m, [(x, y)], [1, 2, steps], 'bf16' if bf16 else 'fp32', losses=losses)
     return losses, ts[0] - t0, (ts[2] - ts[1]) / (steps - 2)
 
+# %% ../nbs/06_measure.ipynb #a0c6bdd5
+def _speed_batch(data:Path|str, # The data set
+                 codes:list, void:int|None, # Its classes
+                 sz:int, bs:int, # Image side and batch size
+                )->tuple: # (images in 0..1, masks)
+    "A batch of `data`'s validation images at `sz` px, its mask values past `codes` set to `void` (0 without one)"
+    _, val, spec = calib_files(data)
+    gm = GetMask(spec.label_fn(), spec.reader)
+    fns = (val * bs)[:bs]
+    x = image_batch([PILImage.create(f) for f in fns], sz)
+    y = torch.stack([F.interpolate(torch.as_tensor(np.array(gm(f)))[None, None].float(), size=(sz, sz),
+                                   mode='nearest')[0, 0].long() for f in fns])
+    y[y >= len(codes)] = void if void is not None else 0   # `ignore:` values, for a plain cross-entropy
+    return x, y
+
+# %% ../nbs/06_measure.ipynb #68fe3623
+def _speed_rows(comp:str|None, # Backend of the compiled row; None: no compiled row
+                bf16:bool, # Whether the table is in bf16
+               )->list: # (name, channels-last, compile backend, bf16) of each row
+    "The PyTorch rows of the table: eager, channels-last, compiled, and bf16 autocast when the table is in fp32"
+    b16 = 'channels-last, bf16 autocast'   # a table in fp32 gets this row too: what `precision='bf16'` would give
+    rows = [('eager', False, None, bf16), ('channels-last', True, None, bf16)] + (
+        [(f'channels-last + compiled ({comp})', True, comp, bf16)] if comp else [])
+    return rows + ([] if bf16 else [(b16, True, None, True)])
+
+# %% ../nbs/06_measure.ipynb #79ff47d1
+def _train_rows(model:nn.Module, # The U-Net (copied for each row)
+                xn:Tensor, y:Tensor, # The normalised batch and its masks
+                rows:list, # `_speed_rows`
+                steps:int, # Training steps per row (the first 2 are not timed)
+                dev, # Where they run
+                ftrain:float, # FLOPs of a training step per image
+                peaks:tuple, # GFLOP/s of an fp32 and of a bf16 matrix product
+               )->list:
+    "Each row's training step: ms, images/s, speed-up and last loss against the first row's, first step, share of peak"
+    (peak, peak16), out, ref, bs = peaks, [], None, len(xn)
+    for name, cl, comp, b in rows:
+        losses, first_s, t = _train_row(model, xn, y, steps, cl, comp, dev, b)
+        ref = ifnone(ref, (losses, t))
+        out.append(dict(engine=name, ms=t * 1e3, img_s=bs / t, speedup=ref[1] / t,
+                        loss_diff=abs(losses[-1] - ref[0][-1]),
+                        first_step_s=first_s, pct_peak=100 * ftrain * bs / t / 1e9 / (peak16 if b else peak)))
+    return out
+
+# %% ../nbs/06_measure.ipynb #da8d6111
+def _pt_engine(base:nn.Module, # The `NormalizedModel` (copied)
+               x:Tensor, # The batch, in 0..1
+               dev, # Where it runs
+               cl:bool, comp:str|None, bf16:bool, # Channels-last, compile backend (None: eager), bf16 autocast
+               sync:Callable, # `dev_sync` of `dev`
+              )->tuple: # (the forward of `x`, seconds to compile)
+    "A copy of `base` on `dev` as a function that predicts `x`, compiled first when `comp`"
+    m, xx = NormalizedModel(fast_unet(_copy(base.model)), base.mean, base.std).eval().to(dev), x.to(dev)
+    if cl: m, xx = m.to(memory_format=torch.channels_last), xx.contiguous(memory_format=torch.channels_last)
+    def f():
+        with torch.no_grad(), _autocast(dev, bf16): return m(xx).float()
+    if not comp: return f, 0.
+    t0 = time.perf_counter(); compile_unet(m.model, comp); f(); sync()
+    return f, time.perf_counter() - t0
+
+# %% ../nbs/06_measure.ipynb #a8aa8fed
+def _ort_engine(proto, # An ONNX graph (`onnx_proto`)
+                x:Tensor, # The batch, in 0..1
+                threads:int, # onnxruntime's threads
+               )->tuple: # (the forward of `x`, 0 seconds to compile)
+    "The ONNX graph on onnxruntime's CPU provider as a function that predicts `x`"
+    om = OnnxModel(proto, cpu=True, threads=threads)
+    return (lambda: torch.from_numpy(om.sess.run(None, {'image': x.numpy()})[0])), 0.
+
+# %% ../nbs/06_measure.ipynb #95a2ce9b
+def _infer_engines(base:nn.Module, x:Tensor, # The `NormalizedModel` and the batch, in 0..1
+                   rows:list, # `_speed_rows`
+                   dev, sync:Callable, # Where the PyTorch rows run, and its `dev_sync`
+                   g, # The ONNX graph of onnxruntime's rows (on CPUs), or None
+                   data:Path|str, n_calib:int, # int8's calibration: the data set and its images; 0: no int8 row
+                   threads:int, # onnxruntime's threads
+                  )->list: # (name, maker of (forward, compile seconds), bf16) of each row
+    "The inference rows: PyTorch's `rows`, then onnxruntime's fp32 and static int8 on a CPU"
+    engines = [(name, partial(_pt_engine, base, x, dev, cl, comp, b, sync), b) for name, cl, comp, b in rows]
+    # the [export] extra's: on CPUs
+    if dev.type == 'cpu': engines.append(('onnxruntime fp32', partial(_ort_engine, g, x, threads), False))
+    if n_calib and dev.type == 'cpu':   # timed, not judged
+        engines.append(('onnxruntime int8 (static, QDQ)',
+                        lambda: _ort_engine(quantize_int8(g, data, n_calib, max_miou_drop=1., max_class_drop=1.,
+                                                          max_sure_flips=1.)[0], x, threads), False))
+    return engines
+
+# %% ../nbs/06_measure.ipynb #c0914644
+def _infer_rows(engines:list, # `_infer_engines`
+                reps:int, # Timed batches per row
+                sync:Callable, # `dev_sync` of the device
+                bs:int, finf:float, # Images per batch, and FLOPs of a forward per image
+                peaks:tuple, # GFLOP/s of an fp32 and of a bf16 matrix product
+               )->list:
+    "Each row's forward: ms, images/s, speed-up and agreement against the first row's, compile seconds, share of peak"
+    (peak, peak16), out, ref = peaks, [], None
+    for name, make, b in engines:
+        f, c = make()
+        pred = f().argmax(1).cpu()
+        # the device synchronised around three batches, not after each
+        t = median_s(lambda: [f() for _ in range(3)], 1, reps, sync) / 3
+        ref = ifnone(ref, (pred, t))
+        out.append(dict(engine=name, ms=t * 1e3, img_s=bs / t, speedup=ref[1] / t,
+                        agreement=float((pred == ref[0]).float().mean()),
+                        compile_s=c or None,
+                        pct_peak=100 * finf * bs / t / 1e9 / (peak16 if b else peak)))
+    return out
+
 # %% ../nbs/06_measure.ipynb #e286177d
 def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
                 mean, std, # Its normalisation
@@ -271,13 +379,7 @@ def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
         raise RuntimeError(f"device={device!r}, but torch sees no CUDA device here: measure the CPU (device='cpu')")
     sync = dev_sync(dev)
     torch.set_num_threads(threads)
-    _, val, spec = calib_files(data)
-    gm = GetMask(spec.label_fn(), spec.reader)
-    fns = (val * bs)[:bs]
-    x = image_batch([PILImage.create(f) for f in fns], sz)
-    y = torch.stack([F.interpolate(torch.as_tensor(np.array(gm(f)))[None, None].float(), size=(sz, sz),
-                                   mode='nearest')[0, 0].long() for f in fns])
-    y[y >= len(codes)] = void if void is not None else 0   # `ignore:` values, for a plain cross-entropy
+    x, y = _speed_batch(data, codes, void, sz, bs)
     base = NormalizedModel(fast_unet(_copy(model)).float().cpu(), mean, std).eval()
     xn = (x - base.mean) / base.std
     peak = peak_gflops(device=dev, dtype=torch.bfloat16 if bf16 else torch.float32)
@@ -286,50 +388,13 @@ def speed_bench(model:nn.Module, # A U-Net (its weights are copied, not changed)
     res = dict(threads=threads, sz=sz, bs=bs, device=str(dev), precision=precision, peak_gflops=peak,
                peak_gflops_bf16=peak16,
                gflop_train_img=ftrain / 1e9, gflop_infer_img=finf / 1e9, train=[], infer=[])
-    b16 = 'channels-last, bf16 autocast'   # a table in fp32 gets this row too: what `precision='bf16'` would give
-    rows = [('eager', False, None, bf16), ('channels-last', True, None, bf16)] + (
-        [(f'channels-last + compiled ({compile})', True, compile, bf16)] if compile else [])
-    rows += [] if bf16 else [(b16, True, None, True)]
-    ref = None
-    for name, cl, comp, b in rows:
-        losses, first_s, t = _train_row(base.model, xn, y, steps, cl, comp, dev, b)
-        ref = ifnone(ref, (losses, t))
-        res['train'].append(dict(engine=name, ms=t * 1e3, img_s=bs / t, speedup=ref[1] / t,
-                                 loss_diff=abs(losses[-1] - ref[0][-1]),
-                                 first_step_s=first_s, pct_peak=100 * ftrain * bs / t / 1e9 / (peak16 if b else peak)))
-    def pt(cl, comp, b=bf16):
-        m, xx = NormalizedModel(fast_unet(_copy(base.model)), base.mean, base.std).eval().to(dev), x.to(dev)
-        if cl: m, xx = m.to(memory_format=torch.channels_last), xx.contiguous(memory_format=torch.channels_last)
-        def f():
-            with torch.no_grad(), _autocast(dev, b): return m(xx).float()
-        if not comp: return f, 0.
-        t0 = time.perf_counter(); compile_unet(m.model, comp); f(); sync()
-        return f, time.perf_counter() - t0
+    rows = _speed_rows(compile, bf16)
+    res['train'] = _train_rows(base.model, xn, y, rows, steps, dev, ftrain, (peak, peak16))
     lm = AttrDict(model=base.model, mean=base.mean, std=base.std, codes=codes, void=void, sz=(sz, sz),
                   imagery=Imagery(), digests=None)
     g = onnx_proto(lm) if dev.type == 'cpu' else None
-    def ort_fn(proto):
-        om = OnnxModel(proto, cpu=True, threads=threads)
-        return (lambda: torch.from_numpy(om.sess.run(None, {'image': x.numpy()})[0])), 0.
-    engines = [('eager', lambda: pt(False, None)), ('channels-last', lambda: pt(True, None))]
-    if compile: engines.append((f'channels-last + compiled ({compile})', lambda: pt(True, compile)))
-    if not bf16: engines.append((b16, lambda: pt(True, None, True)))
-    if dev.type == 'cpu': engines.append(('onnxruntime fp32', lambda: ort_fn(g)))   # the [export] extra's: on CPUs
-    if n_calib and dev.type == 'cpu':   # timed, not judged
-        engines.append(('onnxruntime int8 (static, QDQ)',
-                        lambda: ort_fn(quantize_int8(g, data, n_calib, max_miou_drop=1., max_class_drop=1.,
-                                                     max_sure_flips=1.)[0])))
-    ref = None
-    for name, make in engines:
-        f, c = make()
-        out = f().argmax(1).cpu()
-        # the device synchronised around three batches, not after each
-        t = median_s(lambda: [f() for _ in range(3)], 1, reps, sync) / 3
-        ref = ifnone(ref, (out, t))
-        res['infer'].append(dict(engine=name, ms=t * 1e3, img_s=bs / t, speedup=ref[1] / t,
-                                 agreement=float((out == ref[0]).float().mean()),
-                                 compile_s=c or None,
-                                 pct_peak=100 * finf * bs / t / 1e9 / (peak16 if name == b16 else peak)))
+    engines = _infer_engines(base, x, rows, dev, sync, g, data, n_calib, threads)
+    res['infer'] = _infer_rows(engines, reps, sync, bs, finf, (peak, peak16))
     return res
 
 # %% ../nbs/06_measure.ipynb #cd0a6833

@@ -423,6 +423,101 @@ def _open_data(p:RunPlan)->RunPlan:
                f"lo {d.stats['lo']}, hi {d.stats['hi']}")
     return dataclasses.replace(p, cache=cache)
 
+# %% ../nbs/04e_recipe.ipynb #9a497e3e
+def _clear_earlier(out:Path, # The run folder
+                   reuse:bool, # The plan reuses the folder of a run that stopped before its first epoch ended
+                  ):
+    "Remove the files an earlier run in `out` recorded writing (`clear_run`), and say what went and what stayed"
+    gone, kept = clear_run(out)
+    said = (f'removed {len(gone)} file(s) the earlier run wrote in {out}'
+            + (f'; {kept_note(kept)}' if kept else ''))
+    if reuse:
+        print0(f'run folder {out}: its run stopped before its first epoch ended, so there is '
+               f'nothing to resume: reused ({said})')
+    elif gone or kept: print0(f'--restart: {said}')
+
+# %% ../nbs/04e_recipe.ipynb #ac3752f4
+def _plan(cfg:dict, # A config `check_config` has checked
+          out:Path, # The run folder
+          resume:bool, # Continue from `out/ckpt/last.pth`
+          restart:bool, # Start the run in `out` again: what an earlier run left there is removed first
+          plan_only:bool, # With `budget`: print the plan and return None, before anything is written
+          tm:RunTimer, # The run's timer
+          rank:int, # This process's rank
+         )->tuple|None: # (the plan, the budget's plan, whether this process starts the folder's contents)
+    "Plan the run, then clear what an earlier run left, open the data and mark the run folder"
+    budget = None
+    if cfg['budget'] is not None or plan_only:   # --budget (04da): the plan's stages replace the config's
+        start = tm.t - (tm.parts['start-up'] if Path(sys.argv[0]).name == 'train.py' else 0)   # its imports count
+        budget = budget_stages(start, plan_only)
+        if plan_only: plan_data(cfg, budget); return None
+    # an elastic restart of a --restart run resumes: what it trained is not removed again
+    restarted = group_restarted()
+    p = plan_run(cfg, out, resume, restarted, restart, budget)
+    bplan = p.budget
+    tm('checks')
+    # this process starts the run folder's contents
+    fresh = restart or p.reuse or not (resume or restarted or (out/'config.json').exists())
+    if (restart or p.reuse) and not restarted and rank == 0: _clear_earlier(out, p.reuse)
+    p = _open_data(p)
+    if rank == 0:
+        try: mark_run(out, p.stages, max(1, num_distrib()))   # never read as input; records what the run writes
+        except OSError as e:
+            raise PermissionError(f'run folder {out} cannot be written ({e.strerror}): '
+                                  f'choose another --out') from None
+    return p, bplan, fresh
+
+# %% ../nbs/04e_recipe.ipynb #0867716d
+def _write_config(p:RunPlan, # The run's plan
+                  out:Path, # The run folder
+                  bplan:dict|None, # The budget's plan (`RunPlan.budget`), recorded when there is one
+                  rank:int, # This process's rank: rank 0 writes
+                 ):
+    "Write config.json (the config as run, its data set, processes and budget plan); a resumed run's log is trimmed"
+    if rank == 0:
+        rec = dict(p.cfg, data=str(p.data.file or p.data.root), dataset=p.data.to_dict(), void=p.void,
+                   world_size=max(1, num_distrib()), weights_from=p.weights_from,
+                   **({'plan': bplan} if bplan else {}))
+        (out/'config.json').write_text(json.dumps(rec, indent=1, default=str))
+        if p.ck is not None: trim_log(out/'metrics.csv', p.ck['meta'])
+
+# %% ../nbs/04e_recipe.ipynb #3037d364
+def _with_weights(p:RunPlan, # The run's plan
+                  tm:RunTimer, # The run's timer
+                 )->RunPlan:
+    "The plan with the loss's class weights: `median_freq` computed over the first stage's data, else the config's"
+    cfg = p.cfg
+    if cfg['weights'] == 'median_freq':
+        dls0 = stage_dls(p, p.stages[0], bs=1, num_workers=0, crop=False, aug=None)
+        p = dataclasses.replace(p, class_weights=class_weights(dls0, 'median_freq', p.void))
+        tm('class weights')
+    else: p = dataclasses.replace(p, class_weights=cfg['weights'])
+    return p
+
+# %% ../nbs/04e_recipe.ipynb #cb00de92
+def _run_stages(p:RunPlan, # The run's plan, with its class weights
+                out:Path, # The run folder
+                cbs:list|None, # Extra callbacks for every fit
+                bplan:dict|None, # The budget's plan, or None
+                tm:RunTimer, # The run's timer
+                rank:int, # This process's rank
+                fresh:bool, # This process started the run folder's contents (`stopped`)
+               )->tuple: # (the final learner, its metrics)
+    "Run every stage (`_stages`) with the trackers' callbacks; a stopped run says what it keeps, then raises"
+    cfg = p.cfg
+    try:
+        # set up until here: SIGTERM stopped the process at once (04a); the trackers' callbacks join every stage
+        with sigterm_interrupts(), track_run(cfg, out) as tcbs:
+            learn, final = _stages(p, L(cbs) + tcbs + budget_cbs(cfg, bplan), tm, rank)
+    except BaseException as e:
+        said = stopped(out, e, fresh and rank == 0)
+        # a file that cannot be read (--no-check), or written: one message
+        if isinstance(e, (DataError, SaveError)):
+            raise RunError(f"{e}\n({said.split(': ', 1)[-1]})" if said else str(e)) from e
+        if said: print(f'train.py: {said}', file=sys.stderr, flush=True)
+        raise
+    return learn, final
+
 # %% ../nbs/04e_recipe.ipynb #0f38b723
 def run_recipe(cfg:dict, # A config `check_config` has checked
                out:Path|str, # The run folder
@@ -438,34 +533,11 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
         backend = dist.get_backend() if dist.is_initialized() else 'nccl' if torch.cuda.is_available() else 'gloo'
         print0(f"{num_distrib()} processes ({backend}); a collective waits "
                f"{group_timeout().total_seconds() / 60:g} min for every rank before the run stops (--timeout)")
-    try:  # every input problem is one `RunError`, raised before anything is written
-        budget = None
-        if cfg['budget'] is not None or plan_only:   # --budget (04da): the plan's stages replace the config's
-            start = tm.t - (tm.parts['start-up'] if Path(sys.argv[0]).name == 'train.py' else 0)   # its imports count
-            budget = budget_stages(start, plan_only)
-            if plan_only: plan_data(cfg, budget); return None
-        # an elastic restart of a --restart run resumes: what it trained is not removed again
-        restarted = group_restarted()
-        p = plan_run(cfg, out, resume, restarted, restart, budget)
-        bplan = p.budget
-        tm('checks')
-        # this process starts the run folder's contents
-        fresh = restart or p.reuse or not (resume or restarted or (out/'config.json').exists())
-        if (restart or p.reuse) and not restarted and rank == 0:
-            gone, kept = clear_run(out)
-            said = (f'removed {len(gone)} file(s) the earlier run wrote in {out}'
-                    + (f'; {kept_note(kept)}' if kept else ''))
-            if p.reuse:
-                print0(f'run folder {out}: its run stopped before its first epoch ended, so there is '
-                       f'nothing to resume: reused ({said})')
-            elif gone or kept: print0(f'--restart: {said}')
-        p = _open_data(p)
-        if rank == 0:
-            try: mark_run(out, p.stages, max(1, num_distrib()))   # never read as input; records what the run writes
-            except OSError as e:
-                raise PermissionError(f'run folder {out} cannot be written ({e.strerror}): '
-                                      f'choose another --out') from None
+    # every input problem is one `RunError`, raised before anything is written
+    try: planned = _plan(cfg, out, resume, restart, plan_only, tm, rank)
     except (ValueError, OSError) as e: raise RunError(str(e)) from e
+    if planned is None: return None
+    p, bplan, fresh = planned
     if p.cache is not None: tm('cache')
     cfg = p.cfg
     print0(f"precision: {precision_note(cfg['precision'], rank_device())}")
@@ -473,28 +545,8 @@ def run_recipe(cfg:dict, # A config `check_config` has checked
         m = p.ck['meta']
         print0(f"resuming {out} after epoch {m['epoch'] + 1}/{m['n_epoch']} of stage {m['stage']} "
                f"({p.stages[m['stage']]['name']})")
-    if rank == 0:
-        rec = dict(cfg, data=str(p.data.file or p.data.root), dataset=p.data.to_dict(), void=p.void,
-                   world_size=max(1, num_distrib()), weights_from=p.weights_from,
-                   **({'plan': bplan} if bplan else {}))
-        (out/'config.json').write_text(json.dumps(rec, indent=1, default=str))
-        if p.ck is not None: trim_log(out/'metrics.csv', p.ck['meta'])
-    if cfg['weights'] == 'median_freq':
-        dls0 = stage_dls(p, p.stages[0], bs=1, num_workers=0, crop=False, aug=None)
-        p = dataclasses.replace(p, class_weights=class_weights(dls0, 'median_freq', p.void))
-        tm('class weights')
-    else: p = dataclasses.replace(p, class_weights=cfg['weights'])
-    try:
-        # set up until here: SIGTERM stopped the process at once (04a); the trackers' callbacks join every stage
-        with sigterm_interrupts(), track_run(cfg, out) as tcbs:
-            learn, final = _stages(p, L(cbs) + tcbs + budget_cbs(cfg, bplan), tm, rank)
-    except BaseException as e:
-        said = stopped(out, e, fresh and rank == 0)
-        # a file that cannot be read (--no-check), or written: one message
-        if isinstance(e, (DataError, SaveError)):
-            raise RunError(f"{e}\n({said.split(': ', 1)[-1]})" if said else str(e)) from e
-        if said: print(f'train.py: {said}', file=sys.stderr, flush=True)
-        raise
+    _write_config(p, out, bplan, rank)
+    learn, final = _run_stages(_with_weights(p, tm), out, cbs, bplan, tm, rank, fresh)
     print0('final: ' + ', '.join(f'{k} {v:.4f}' for k, v in final.items()) + f'\n{tm}\nrun folder: {out}')
     return learn
 

@@ -69,10 +69,114 @@ def turn_order(n:int, # Kinds to measure
     "Every kind once a turn, every other turn in reverse, so that a drift of the machine's speed weighs on each alike"
     return [i for t in range(turns) for i in (range(n) if t % 2 == 0 else reversed(range(n)))]
 
-# %% ../nbs/06a_scaling.ipynb #4565dbc3
+# %% ../nbs/06a_scaling.ipynb #00a60e7d
 bench_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook',   # a worker's
                'learner_nohook', 'learner_accum', 'learner_accum_fastai')   # measures (chapter 06's list)
 
+# %% ../nbs/06a_scaling.ipynb #0f132d4e
+def _worker_marks(n_batches:int, # Training batches of an epoch, all processes together
+                  ws:int, # Processes
+                  warmup:int, steps:int, reps:int, # As `rep_marks`; more repetitions when they cover less than an epoch
+                 )->tuple: # (this rank's batches an epoch, turns, the marks of one turn)
+    "Repetitions that reach past an epoch's end, in up to three turns (`turn_order`), a fit each, 6 repetitions or more"
+    per_epoch = n_batches // ws   # this rank's batches in an epoch
+    reps = max(reps, -(-(per_epoch + 1 - warmup) // steps))   # as many batches as an epoch
+    turns = min(3, max(1, reps // 6))
+    return per_epoch, turns, rep_marks(warmup, steps, -(-reps // turns))
+
+# %% ../nbs/06a_scaling.ipynb #c19b0fd1
+def _ddp_kw(cfg:dict, # `bench_worker`'s configuration
+           )->dict: # `ddp_kwargs` arguments
+    "The DDP options of `cfg`: bucket size, static graph, bucket views and the communication hook"
+    return dict(bucket_cap_mb=cfg['bucket_mb'], static_graph=cfg['static_graph'],
+                gradient_as_bucket_view=cfg['bucket_view'],
+                comm_hook=cfg.get('comm_hook'), powersgd_rank=cfg.get('powersgd_rank', 1),
+                powersgd_warmup=cfg.get('powersgd_warmup', 2))
+
+# %% ../nbs/06a_scaling.ipynb #fa740082
+def _bench_learner(dls:DataLoaders, # The data
+                   cfg:dict, # `bench_worker`'s configuration: arch, precision, decoder
+                  )->Learner:
+    "A fresh, untrained learner on `dls` as `cfg` describes it, from seed 0"
+    set_seed(0)
+    arch = cfg['arch']   # a torchvision ResNet or a timm model (chapter 02c)
+    return seg_learner(dls, arch, precision=cfg['precision'], pretrained=False, decoder=cfg.get('decoder', 'fastai'))
+
+# %% ../nbs/06a_scaling.ipynb #48920fc7
+def _fit_times(learn:Learner, # The learner to fit
+               at:list, # `rep_marks`
+               kw:dict, # `ddp_kwargs` arguments
+               cbs=(), # Further callbacks
+              )->list: # The clock at each of `at`
+    "Fit `learn` inside `distrib_ctx` up to the last of `at`, the clock read there (`StepTimer`)"
+    tm = StepTimer(at)
+    with learn.no_bar(), learn.no_logging(), learn.distrib_ctx(sync_bn=False, kwargs_handlers=[ddp_kwargs(**kw)]):
+        learn.fit(10_000, 1e-3, cbs=[tm, *cbs])
+    return tm.times
+
+# %% ../nbs/06a_scaling.ipynb #e9069dc8
+def _worker_kinds(cfg:dict, # `bench_worker`'s configuration
+                  learn:Learner, # The learner from PNGs
+                  dls:DataLoaders, dlc:DataLoaders, # The data from PNGs and from the cache
+                  at:list, # `rep_marks` of a turn
+                  kw:dict, # `ddp_kwargs` arguments
+                 )->list: # (key, description, timing) of each kind measured
+    "The kinds of `cfg['kinds']` (default all; the comm hook's and accumulation's when asked), each a timing to run"
+    n, todo, kinds = at[-1], set(cfg.get('kinds') or bench_kinds), []
+    def timed(key, what, times):
+        if key in todo: kinds.append((key, what, times))
+    new = lambda d: _bench_learner(d, cfg)
+    fit = lambda l, cbs=(), k=kw: _fit_times(l, at, k, cbs)
+    batches = plain_batches(dls, min(n, 32))
+    timed('learner', 'learner from PNGs', lambda: fit(learn))
+    timed('learner_cache', 'learner from the cache', lambda: fit(new(dlc)))
+    def mem_learner(): l = new(dls); l.dls = mem_dls(dlc, min(n, 32)); return l
+    timed('learner_mem', 'learner fed from memory', lambda: fit(mem_learner()))
+    timed('plain', 'plain PyTorch', lambda: plain_steps(new(dls).model, batches, at, learn.precision, ddp_kw=kw))
+    timed('plain_nosync', 'plain PyTorch without all-reduce',
+          lambda: plain_steps(new(dls).model, batches, at, learn.precision, ddp_kw=kw, sync=False))
+    if kw['comm_hook']:
+        nohook = dict(kw, comm_hook=None)
+        timed('plain_nohook', f'plain PyTorch without {kw["comm_hook"]}',
+              lambda: plain_steps(new(dls).model, batches, at, learn.precision, ddp_kw=nohook))
+        timed('learner_nohook', f'learner from the cache without {kw["comm_hook"]}',
+              lambda: fit(new(dlc), k=nohook))
+    if cfg.get('accum', 1) > 1:
+        a = cfg['accum']
+        timed('learner_accum', f'learner from the cache, NoSyncAccumulation of {a}',
+              lambda: fit(new(dlc), [NoSyncAccumulation(a, cfg['bs'])]))
+        timed('learner_accum_fastai', f"learner from the cache, fastai's GradientAccumulation of {a}",
+              lambda: fit(new(dlc), [GradientAccumulation(a * cfg['bs'])]))
+    return kinds
+
+# %% ../nbs/06a_scaling.ipynb #6cf5efbe
+def _run_turns(kinds:list, # (key, description, timing) of each kind (`_worker_kinds`)
+               turns:int, # Turns over the kinds (`turn_order`)
+               steps:int, imgs:int, # Batches per repetition, and images per batch of all processes together
+              )->dict: # {key: images/s of each repetition, all turns}
+    "Run the kinds' timings in turns, every other turn in reverse: the images/s of their repetitions"
+    out = {}
+    for j in turn_order(len(kinds), turns):
+        key, _, times = kinds[j]
+        out[key] = out.get(key, []) + rep_throughput(times(), steps, imgs)
+    return out
+
+# %% ../nbs/06a_scaling.ipynb #8afa7d15
+def _worker_costs(model:nn.Module, # The learner's model
+                  dls:DataLoaders, dlc:DataLoaders, # The data from PNGs and from the cache
+                  kw:dict, # `ddp_kwargs` arguments
+                  n_params:int, # Trainable parameters
+                 )->dict:
+    "Gradient bytes, input pipeline rates, epoch starts and an all-reduce's seconds, beside the measured kinds"
+    res = dict(comm_bytes=comm_bytes(model))
+    if kw['comm_hook'] == 'powersgd': res['comm_bytes_powersgd'] = comm_bytes(model, kw['powersgd_rank'])
+    res['pipeline'], res['pipeline_cache'] = pipeline_rate(dls.train), pipeline_rate(dlc.train, 32)   # items/s
+    res['epoch_start_s'] = dict(png=epoch_start_s(dls.train), cache=epoch_start_s(dlc.train))   # apart from the rates
+    res['allreduce_s'] = _allreduce_s(4 * n_params)
+    res['n_train'] = len(dls.train_ds)
+    return res
+
+# %% ../nbs/06a_scaling.ipynb #4565dbc3
 def bench_worker(cfg:dict)->dict|None:
     "Measure the learner (from PNGs, from the cache, in memory), plain PyTorch and the input pipeline in this process"
     rank = setup_rank(seed=0)
@@ -82,64 +186,16 @@ def bench_worker(cfg:dict)->dict|None:
     dls = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False)
     # as a run has it: no worker processes, the loader's thread
     dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], check=False, cache=Path(cfg['out'])/'cache')
-    per_epoch = len(dlc.train) // ws   # this rank's batches in an epoch
-    reps = max(cfg['reps'], -(-(per_epoch + 1 - cfg['warmup']) // cfg['steps']))   # as many batches as an epoch
-    turns = min(3, max(1, reps // 6))   # the kinds measured in turns (`turn_order`), a fit each, 6 repetitions or more
-    at = rep_marks(cfg['warmup'], cfg['steps'], -(-reps // turns))
-    n = at[-1]
-    cache = dlc.train.cache   # of the description's train and valid images (data.yaml, or today's layout)
-    arch = cfg['arch']   # a torchvision ResNet or a timm model (chapter 02c)
-    ddp_kw = dict(bucket_cap_mb=cfg['bucket_mb'], static_graph=cfg['static_graph'],
-                  gradient_as_bucket_view=cfg['bucket_view'],
-                  comm_hook=cfg.get('comm_hook'), powersgd_rank=cfg.get('powersgd_rank', 1),
-                  powersgd_warmup=cfg.get('powersgd_warmup', 2))
-    def learner(d):
-        set_seed(0)
-        return seg_learner(d, arch, precision=cfg['precision'], pretrained=False, decoder=cfg.get('decoder', 'fastai'))
-    learn = learner(dls)
+    per_epoch, turns, at = _worker_marks(len(dlc.train), ws, cfg['warmup'], cfg['steps'], cfg['reps'])
+    n, ddp_kw = at[-1], _ddp_kw(cfg)
+    learn = _bench_learner(dls, cfg)
     res = dict(processes=ws, device=str(dls.device), precision=learn.precision, reps=len(at[1:]) * turns, turns=turns,
                epoch_batches=per_epoch, epoch_starts=(n - 1) // per_epoch * turns)
     res['n_params'] = sum(p.numel() for p in learn.model.parameters() if p.requires_grad)
-    imgs = cfg['bs'] * ws
-    def fit_times(l, cbs=(), kw=ddp_kw):
-        tm = StepTimer(at)
-        with l.no_bar(), l.no_logging(), l.distrib_ctx(sync_bn=False, kwargs_handlers=[ddp_kwargs(**kw)]):
-            l.fit(10_000, 1e-3, cbs=[tm, *cbs])
-        return tm.times
-    todo, kinds = set(cfg.get('kinds') or bench_kinds), []
-    def timed(key, what, times):
-        if key in todo: kinds.append((key, what, times))
-    batches = plain_batches(dls, min(n, 32))
-    timed('learner', 'learner from PNGs', lambda: fit_times(learn))
-    timed('learner_cache', 'learner from the cache', lambda: fit_times(learner(dlc)))
-    def mem_learner(): l = learner(dls); l.dls = mem_dls(dlc, min(n, 32)); return l
-    timed('learner_mem', 'learner fed from memory', lambda: fit_times(mem_learner()))
-    timed('plain', 'plain PyTorch',
-          lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=ddp_kw))
-    timed('plain_nosync', 'plain PyTorch without all-reduce',
-          lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=ddp_kw, sync=False))
-    if ddp_kw['comm_hook']:
-        nohook = dict(ddp_kw, comm_hook=None)
-        timed('plain_nohook', f'plain PyTorch without {ddp_kw["comm_hook"]}',
-              lambda: plain_steps(learner(dls).model, batches, at, learn.precision, ddp_kw=nohook))
-        timed('learner_nohook', f'learner from the cache without {ddp_kw["comm_hook"]}',
-              lambda: fit_times(learner(dlc), kw=nohook))
-    if cfg.get('accum', 1) > 1:
-        a = cfg['accum']
-        timed('learner_accum', f'learner from the cache, NoSyncAccumulation of {a}',
-              lambda: fit_times(learner(dlc), [NoSyncAccumulation(a, cfg['bs'])]))
-        timed('learner_accum_fastai', f"learner from the cache, fastai's GradientAccumulation of {a}",
-              lambda: fit_times(learner(dlc), [GradientAccumulation(a * cfg['bs'])]))
-    for j in turn_order(len(kinds), turns):
-        key, what, times = kinds[j]
-        res[key] = res.get(key, []) + rep_throughput(times(), cfg['steps'], imgs)
+    kinds = _worker_kinds(cfg, learn, dls, dlc, at, ddp_kw)
+    res.update(_run_turns(kinds, turns, cfg['steps'], cfg['bs'] * ws))
     for key, what, _ in kinds: say(f'{what}: {np.median(res[key]):.2f} images/s')
-    res['comm_bytes'] = comm_bytes(learn.model)
-    if ddp_kw['comm_hook'] == 'powersgd': res['comm_bytes_powersgd'] = comm_bytes(learn.model, ddp_kw['powersgd_rank'])
-    res['pipeline'], res['pipeline_cache'] = pipeline_rate(dls.train), pipeline_rate(dlc.train, 32)   # items/s
-    res['epoch_start_s'] = dict(png=epoch_start_s(dls.train), cache=epoch_start_s(dlc.train))   # apart from the rates
-    res['allreduce_s'] = _allreduce_s(4 * res['n_params'])
-    res['n_train'] = len(dls.train_ds)
+    res.update(_worker_costs(learn.model, dls, dlc, ddp_kw, res['n_params']))
     if dist.is_initialized():   # leave together: a rank that exits while the group is alive can abort in gloo's threads
         dist.barrier(); dist.destroy_process_group()
     return res if rank == 0 else None

@@ -90,9 +90,71 @@ def synthetic_once(path:Path|str, # Where the synthetic data set is (or goes)
     else: _make()
     return path
 
-# %% ../nbs/00a_synthetic.ipynb #3778f360
+# %% ../nbs/00a_synthetic.ipynb #94d07363
 layouts = ('segnet', 'voc', 'cityscapes', 'ade', 'grandparent', 'colour')
 
+# %% ../nbs/00a_synthetic.ipynb #fd86912b
+def _layout_splits(src:Path, # The data set, with `valid.txt`
+                   fns:list, # Its image files, sorted
+                   n_test:int=0, # Training images moved into the test split: the last ones
+                  )->dict: # Each file's split: `'train'`, `'valid'` or `'test'`
+    "The split of each image of `fns`: those of `valid.txt` are `'valid'`, the last `n_test` of the others `'test'`"
+    valid = set((src/'valid.txt').read_text().split())
+    split = {f: 'valid' if f.name in valid else 'train' for f in fns}
+    tr = [f for f in fns if split[f] == 'train']
+    for f in tr[len(tr) - n_test:] if n_test else []: split[f] = 'test'
+    return split
+
+# %% ../nbs/00a_synthetic.ipynb #3a00acae
+def _put_mask(a:np.ndarray, # A mask, (H, W), or colours (H, W, 3)
+              fn:Path, # File to write; its folder is made
+              mode:str='L', # PIL mode of the file
+             ):
+    "Write `a` to `fn` as an 8-bit image of `mode`"
+    fn.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(a.astype(np.uint8), mode=None if a.ndim == 3 else 'L').convert(mode).save(fn)
+
+# %% ../nbs/00a_synthetic.ipynb #4a6a446a
+def _layout_pair(f:Path, # The image's file
+                 m:np.ndarray, # Its index mask
+                 s:str, # Its split: `'train'`, `'valid'` or `'test'`
+                 i:int, # Its index (the Cityscapes city)
+                 dest:Path, # Folder to write
+                 layout:str, # One of `layouts`
+                 codes:list, # The classes; a last `'void'` is written as 255 by `voc` and `cityscapes`
+                ):
+    "Write the image `f` and its mask `m` of split `s` into `dest` as `layout` keeps them"
+    void, names = len(codes) - 1 if codes[-1] == 'void' else None, dict(train='train', valid='val', test='test')
+    if layout == 'segnet':
+        (dest/names[s]).mkdir(exist_ok=True); shutil.copy(f, dest/names[s]/f.name)
+        _put_mask(m, dest/f'{names[s]}annot'/f.name)
+    elif layout == 'voc':
+        (dest/'JPEGImages').mkdir(exist_ok=True); shutil.copy(f, dest/'JPEGImages'/f.name)
+        p = Image.fromarray(np.where(m == void, 255, m).astype(np.uint8), mode='P')
+        p.putpalette(seg_palette(len(codes)).ravel().tolist() + [224, 224, 192] * (256 - len(codes)))
+        (dest/'SegmentationClass').mkdir(exist_ok=True); p.save(dest/'SegmentationClass'/f'{f.stem}.png')
+        lst = dest/'ImageSets/Segmentation'/f'{names[s]}.txt'; lst.parent.mkdir(parents=True, exist_ok=True)
+        with open(lst, 'a') as o: o.write(f.stem + '\n')
+    elif layout == 'cityscapes':
+        city = ('aachen', 'bremen', 'zurich')[i % 3]
+        d = dest/'leftImg8bit'/names[s]/city; d.mkdir(parents=True, exist_ok=True)
+        shutil.copy(f, d/f'{f.stem}_leftImg8bit{f.suffix}')
+        g = dest/'gtFine'/names[s]/city
+        _put_mask(np.where(m == void, 255, m), g/f'{f.stem}_gtFine_labelTrainIds.png')
+        # what else Cityscapes ships there: not a mask of ours
+        _put_mask(np.zeros_like(m), g/f'{f.stem}_gtFine_instanceIds.png')
+    elif layout == 'ade':
+        a = dict(train='training', valid='validation', test='testing')[s]
+        (dest/'images'/a).mkdir(parents=True, exist_ok=True); shutil.copy(f, dest/'images'/a/f.name)
+        _put_mask(m, dest/'annotations'/a/f'{f.stem}.png')
+    elif layout == 'grandparent':
+        (dest/s/'images').mkdir(parents=True, exist_ok=True); shutil.copy(f, dest/s/'images'/f.name)
+        _put_mask(m, dest/s/'labels'/f'{f.stem}.png')
+    else:
+        (dest/'images').mkdir(exist_ok=True); shutil.copy(f, dest/'images'/f.name)
+        _put_mask(seg_palette(len(codes))[m], dest/'labels'/f'{f.stem}_P.png', 'RGB')
+
+# %% ../nbs/00a_synthetic.ipynb #3778f360
 def copy_layout(src:Path, # A data set in today's layout (e.g. from `make_synthetic`), with `valid.txt`
                      dest:Path, # Folder to write
                      layout:str, # One of `layouts`
@@ -102,55 +164,116 @@ def copy_layout(src:Path, # A data set in today's layout (e.g. from `make_synthe
     if layout not in layouts: raise ValueError(f'layout {layout!r}: choose one of {layouts}')
     src, dest = Path(src), Path(dest); dest.mkdir(parents=True, exist_ok=True)
     codes, fns = read_codes(src/'codes.txt'), sorted(image_files(src/'images'))
-    valid = set((src/'valid.txt').read_text().split())
-    split = {f: 'valid' if f.name in valid else 'train' for f in fns}
-    tr = [f for f in fns if split[f] == 'train']
-    for f in tr[len(tr) - n_test:] if n_test else []: split[f] = 'test'
-    void = len(codes) - 1 if codes[-1] == 'void' else None
-    def msk(f): return np.asarray(Image.open(MaskPath(src)(f)))
-    def put(a, fn, mode='L'):
-        fn.parent.mkdir(parents=True, exist_ok=True)
-        Image.fromarray(a.astype(np.uint8), mode=None if a.ndim == 3 else 'L').convert(mode).save(fn)
-    names = dict(train='train', valid='val', test='test')
+    split = _layout_splits(src, fns, n_test)
     for i, f in enumerate(fns):
-        s, m = split[f], msk(f)
-        if layout == 'segnet':
-            (dest/names[s]).mkdir(exist_ok=True); shutil.copy(f, dest/names[s]/f.name)
-            put(m, dest/f'{names[s]}annot'/f.name)
-        elif layout == 'voc':
-            (dest/'JPEGImages').mkdir(exist_ok=True); shutil.copy(f, dest/'JPEGImages'/f.name)
-            p = Image.fromarray(np.where(m == void, 255, m).astype(np.uint8), mode='P')
-            p.putpalette(seg_palette(len(codes)).ravel().tolist() + [224, 224, 192] * (256 - len(codes)))
-            (dest/'SegmentationClass').mkdir(exist_ok=True); p.save(dest/'SegmentationClass'/f'{f.stem}.png')
-            lst = dest/'ImageSets/Segmentation'/f'{names[s]}.txt'; lst.parent.mkdir(parents=True, exist_ok=True)
-            with open(lst, 'a') as o: o.write(f.stem + '\n')
-        elif layout == 'cityscapes':
-            city = ('aachen', 'bremen', 'zurich')[i % 3]
-            d = dest/'leftImg8bit'/names[s]/city; d.mkdir(parents=True, exist_ok=True)
-            shutil.copy(f, d/f'{f.stem}_leftImg8bit{f.suffix}')
-            g = dest/'gtFine'/names[s]/city
-            put(np.where(m == void, 255, m), g/f'{f.stem}_gtFine_labelTrainIds.png')
-            # what else Cityscapes ships there: not a mask of ours
-            put(np.zeros_like(m), g/f'{f.stem}_gtFine_instanceIds.png')
-        elif layout == 'ade':
-            a = dict(train='training', valid='validation', test='testing')[s]
-            (dest/'images'/a).mkdir(parents=True, exist_ok=True); shutil.copy(f, dest/'images'/a/f.name)
-            put(m, dest/'annotations'/a/f'{f.stem}.png')
-        elif layout == 'grandparent':
-            (dest/s/'images').mkdir(parents=True, exist_ok=True); shutil.copy(f, dest/s/'images'/f.name)
-            put(m, dest/s/'labels'/f'{f.stem}.png')
-        else:
-            (dest/'images').mkdir(exist_ok=True); shutil.copy(f, dest/'images'/f.name)
-            put(seg_palette(len(codes))[m], dest/'labels'/f'{f.stem}_P.png', 'RGB')
+        _layout_pair(f, np.asarray(Image.open(MaskPath(src)(f))), split[f], i, dest, layout, codes)
     if layout == 'colour':
         pal = seg_palette(len(codes))
         (dest/'label_colors.txt').write_text(''.join(f'{r} {g} {b}\t{c}\n' for (r, g, b), c in zip(pal, codes)))
         shutil.copy(src/'valid.txt', dest/'valid.txt')
     return dest
 
-# %% ../nbs/00a_synthetic.ipynb #6c50115b
+# %% ../nbs/00a_synthetic.ipynb #768d7073
 imagery_kinds = ('gray16', 'bit12', 'geotiff4', 'gif_grey', 'gif_palette', 'jpeg', 'kvasir', 'geotiff_nodata')
 
+# %% ../nbs/00a_synthetic.ipynb #27a26341
+def _imagery_sfx(kind:str, # One of `imagery_kinds`
+                )->tuple: # The images' suffix and the masks'
+    "The suffixes of the images and the masks that `copy_imagery` writes as `kind`"
+    isfx = {'bit12': '.tif', 'geotiff4': '.tif', 'geotiff_nodata': '.tif', 'kvasir': '.jpg'}.get(kind, '.png')
+    msfx = {'gif_grey': '.gif', 'gif_palette': '.gif', 'jpeg': '.jpg', 'kvasir': '.jpg'}.get(kind, '.png')
+    return isfx, msfx
+
+# %% ../nbs/00a_synthetic.ipynb #b392e213
+def _kvasir_pair(img:np.ndarray, # The image, uint8 (H, W, 3)
+                 m:np.ndarray, # Its index mask, uint8 (H, W)
+                 n_codes:int, # Number of classes, the last one void
+                 i:int, # Index of the pair: picks one of five sizes
+                 fi:Path, # Image file to write (a JPEG)
+                 fm:Path, # Mask file to write (a JPEG)
+                 quality:int=95, # JPEG quality of the mask
+                ):
+    "Write `img` and `m` to `fi` and `fm` as Kvasir-SEG ships its pairs"
+    # a size of five, a binary mask (the shapes) white on black, soft edges from the resize, JPEG
+    h, w = m.shape; sz = [(w, h), (w * 5 // 4, h), (w, h * 3 // 2), (w * 3 // 4, h * 3 // 4),
+                          (w * 3 // 2, h * 5 // 4)][i % 5]
+    Image.fromarray(img).resize(sz, Image.BILINEAR).save(fi, quality=90)
+    b = (Image.fromarray(np.where((m > 0) & (m < n_codes - 1), 255, 0).astype(np.uint8))
+         .resize(sz, Image.BILINEAR))
+    b.convert('RGB').save(fm, quality=quality)
+
+# %% ../nbs/00a_synthetic.ipynb #6a4b76e0
+def _geotiff_tile(img:np.ndarray, # The image, uint8 (H, W, 3)
+                  fi:Path, # File to write
+                  kind:str, # `'geotiff4'` or `'geotiff_nodata'`
+                  i:int, # Index of the tile: its place in the scene
+                 ):
+    "Write `img` to `fi` as a 16-bit GeoTIFF tile in UTM, as `kind` stores it"
+    import rasterio
+    if kind == 'geotiff4':
+        # RGB + a NIR band
+        b = np.concatenate([img.transpose(2, 0, 1),
+                            img.max(-1, keepdims=True).transpose(2, 0, 1)]).astype(np.uint16) * 40
+        # 0.5 m pixels, tiles side by side
+        tr = rasterio.transform.from_origin(500000 + 1000 * i, 5500000, 0.5, 0.5)
+        with rasterio.open(fi, 'w', driver='GTiff', height=b.shape[1], width=b.shape[2], count=4, dtype='uint16',
+                           crs='EPSG:32631', transform=tr, compress='lzw', interleave='band') as o: o.write(b)
+        return
+    # 3 bands of 40..10240: no pixel of the scene is 0 in every band
+    b = (img.transpose(2, 0, 1).astype(np.uint16) + 1) * 40
+    if i % 2 == 0:   # a tile at the scene's edge: its corner is outside the scene, 0 in every band
+        yy, xx = np.mgrid[:b.shape[1], :b.shape[2]]; b[:, yy + xx < (b.shape[1] + b.shape[2]) // 3] = 0
+    tr = rasterio.transform.from_origin(300000 + 30 * b.shape[2] * i, 4500000, 30, 30)   # Landsat's 30 m pixels
+    with rasterio.open(fi, 'w', driver='GTiff', height=b.shape[1], width=b.shape[2], count=3, dtype='uint16',
+                       crs='EPSG:32618', transform=tr, nodata=0, compress='deflate') as o: o.write(b)
+
+# %% ../nbs/00a_synthetic.ipynb #8fd3e127
+def _imagery_image(f:Path, # The image's file, copied as it is by the kinds that keep the images
+                   img:np.ndarray, # The image, uint8 (H, W, 3)
+                   fi:Path, # File to write
+                   kind:str, # One of `imagery_kinds` but `'kvasir'`
+                   i:int, # Index of the image (the GeoTIFFs' place in the scene)
+                  ):
+    "Write the image `img` of `f` to `fi` as `kind` stores images"
+    if kind == 'gray16': Image.fromarray((img.mean(-1).round() * 257).astype(np.uint16)).save(fi)
+    elif kind == 'bit12': tifffile.imwrite(fi, img.astype(np.uint16) * 16, photometric='rgb')
+    elif kind in ('geotiff4', 'geotiff_nodata'): _geotiff_tile(img, fi, kind, i)
+    else: shutil.copy(f, fi)
+
+# %% ../nbs/00a_synthetic.ipynb #2290d2f9
+def _imagery_mask(mf:Path, # The mask's file, copied as it is by the kinds that keep the masks
+                  m:np.ndarray, # The index mask, uint8 (H, W)
+                  fm:Path, # File to write
+                  kind:str, # One of `imagery_kinds` but `'kvasir'`
+                  grey:np.ndarray, # The grey level that shows class i
+                  quality:int=95, # JPEG quality of the `jpeg` masks
+                 ):
+    "Write the index mask `m` of `mf` to `fm` as `kind` stores masks"
+    if kind == 'gif_grey': Image.fromarray(grey[m]).save(fm, optimize=False)   # read back as mode L
+    elif kind == 'gif_palette':
+        p = Image.fromarray((255 - m).astype(np.uint8), mode='P')
+        p.putpalette([v for j in range(256) for v in [int(grey[255 - j]) if 255 - j < len(grey) else 0] * 3])
+        p.save(fm)
+    elif kind == 'jpeg': Image.fromarray(grey[m]).save(fm, quality=quality)
+    else: shutil.copy(mf, fm)
+
+# %% ../nbs/00a_synthetic.ipynb #60fc4f7e
+def _imagery_desc(src:Path, # The data set copied
+                  dest:Path, # The copy
+                  kind:str, # One of `imagery_kinds` but `'kvasir'`
+                  grey:np.ndarray, # The grey level that shows class i
+                 ):
+    "Write `codes.txt`, `valid.txt` and the `data.yaml` that reads `dest`, a copy of `src` as `kind` stores it"
+    isfx, msfx = _imagery_sfx(kind)
+    shutil.copy(src/'codes.txt', dest/'codes.txt')
+    if (src/'valid.txt').exists(): (dest/'valid.txt').write_text((src/'valid.txt').read_text().replace('.png', isfx))
+    desc = dict(codes='codes.txt', labels=f'labels/{{stem}}_P{msfx}')
+    if kind in ('gif_grey', 'gif_palette', 'jpeg'): desc['palette'] = grey.tolist()
+    if kind == 'jpeg': desc['tolerance'] = 40
+    # one key a line, lists inline
+    if kind != 'gray16': (dest/'data.yaml').write_text(''.join(f'{k}: {json.dumps(v)}\n' for k, v in desc.items()))
+
+# %% ../nbs/00a_synthetic.ipynb #6c50115b
 def copy_imagery(src:Path, # A data set in today's layout (e.g. from `make_synthetic`), with `valid.txt`
                  dest:Path, # Folder to write
                  kind:str, # One of `imagery_kinds`
@@ -162,55 +285,16 @@ def copy_imagery(src:Path, # A data set in today's layout (e.g. from `make_synth
     (dest/('masks' if kind == 'kvasir' else 'labels')).mkdir(exist_ok=True)
     codes, fns = read_codes(src/'codes.txt'), sorted(image_files(src/'images'))
     grey = np.linspace(0, 255, len(codes)).round().astype(np.uint8)   # the grey level that shows class i
-    isfx = {'bit12': '.tif', 'geotiff4': '.tif', 'geotiff_nodata': '.tif', 'kvasir': '.jpg'}.get(kind, '.png')
-    msfx = {'gif_grey': '.gif', 'gif_palette': '.gif', 'jpeg': '.jpg', 'kvasir': '.jpg'}.get(kind, '.png')
+    isfx, msfx = _imagery_sfx(kind)
     for i, f in enumerate(fns):
-        img, m = np.asarray(Image.open(f).convert('RGB')), np.asarray(Image.open(MaskPath(src)(f)))
+        mf = MaskPath(src)(f)
+        img, m = np.asarray(Image.open(f).convert('RGB')), np.asarray(Image.open(mf))
         fi, fm = dest/'images'/(f.stem + isfx), dest/'labels'/(f.stem + '_P' + msfx)
-        # a size of five, a binary mask (the shapes) white on black, soft edges from the resize, JPEG
-        if kind == 'kvasir':
-            h, w = m.shape; sz = [(w, h), (w * 5 // 4, h), (w, h * 3 // 2), (w * 3 // 4, h * 3 // 4),
-                                  (w * 3 // 2, h * 5 // 4)][i % 5]
-            Image.fromarray(img).resize(sz, Image.BILINEAR).save(fi, quality=90)
-            b = (Image.fromarray(np.where((m > 0) & (m < len(codes) - 1), 255, 0).astype(np.uint8))
-                 .resize(sz, Image.BILINEAR))
-            b.convert('RGB').save(dest/'masks'/(f.stem + '.jpg'), quality=quality); continue
-        if kind == 'gray16': Image.fromarray((img.mean(-1).round() * 257).astype(np.uint16)).save(fi)
-        elif kind == 'bit12': tifffile.imwrite(fi, img.astype(np.uint16) * 16, photometric='rgb')
-        elif kind == 'geotiff4':
-            import rasterio
-            # RGB + a NIR band
-            b = np.concatenate([img.transpose(2, 0, 1),
-                                img.max(-1, keepdims=True).transpose(2, 0, 1)]).astype(np.uint16) * 40
-            # 0.5 m pixels, tiles side by side
-            tr = rasterio.transform.from_origin(500000 + 1000 * i, 5500000, 0.5, 0.5)
-            with rasterio.open(fi, 'w', driver='GTiff', height=b.shape[1], width=b.shape[2], count=4, dtype='uint16',
-                               crs='EPSG:32631', transform=tr, compress='lzw', interleave='band') as o: o.write(b)
-        elif kind == 'geotiff_nodata':
-            import rasterio
-            # 3 bands of 40..10240: no pixel of the scene is 0 in every band
-            b = (img.transpose(2, 0, 1).astype(np.uint16) + 1) * 40
-            if i % 2 == 0:   # a tile at the scene's edge: its corner is outside the scene, 0 in every band
-                yy, xx = np.mgrid[:b.shape[1], :b.shape[2]]; b[:, yy + xx < (b.shape[1] + b.shape[2]) // 3] = 0
-            tr = rasterio.transform.from_origin(300000 + 30 * b.shape[2] * i, 4500000, 30, 30)   # Landsat's 30 m pixels
-            with rasterio.open(fi, 'w', driver='GTiff', height=b.shape[1], width=b.shape[2], count=3, dtype='uint16',
-                               crs='EPSG:32618', transform=tr, nodata=0, compress='deflate') as o: o.write(b)
-        else: shutil.copy(f, fi)
-        if kind == 'gif_grey': Image.fromarray(grey[m]).save(fm, optimize=False)   # read back as mode L
-        elif kind == 'gif_palette':
-            p = Image.fromarray((255 - m).astype(np.uint8), mode='P')
-            p.putpalette([v for j in range(256) for v in [int(grey[255 - j]) if 255 - j < len(grey) else 0] * 3])
-            p.save(fm)
-        elif kind == 'jpeg': Image.fromarray(grey[m]).save(fm, quality=quality)
-        else: shutil.copy(MaskPath(src)(f), fm)
+        if kind == 'kvasir': _kvasir_pair(img, m, len(codes), i, fi, dest/'masks'/(f.stem + '.jpg'), quality); continue
+        _imagery_image(f, img, fi, kind, i)
+        _imagery_mask(mf, m, fm, kind, grey, quality)
     if kind == 'kvasir': return dest   # as it ships: images/ and masks/, nothing else
-    shutil.copy(src/'codes.txt', dest/'codes.txt')
-    if (src/'valid.txt').exists(): (dest/'valid.txt').write_text((src/'valid.txt').read_text().replace('.png', isfx))
-    desc = dict(codes='codes.txt', labels=f'labels/{{stem}}_P{msfx}')
-    if kind in ('gif_grey', 'gif_palette', 'jpeg'): desc['palette'] = grey.tolist()
-    if kind == 'jpeg': desc['tolerance'] = 40
-    # one key a line, lists inline
-    if kind != 'gray16': (dest/'data.yaml').write_text(''.join(f'{k}: {json.dumps(v)}\n' for k, v in desc.items()))
+    _imagery_desc(src, dest, kind, grey)
     return dest
 
 # %% ../nbs/00a_synthetic.ipynb #8ef99d7f
