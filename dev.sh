@@ -20,7 +20,9 @@ setup() {
   if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q --upgrade pip   # a fresh clone set up in 145 s with it, 202 s without (one run each)
     if [ -n "${TORCH_INDEX_URL:-}" ]; then .venv/bin/python -m pip install -q torch torchvision --index-url "$TORCH_INDEX_URL"; fi
-    .venv/bin/python -m pip install -q -e ".[dev]"
+    # --no-compile: pip byte-compiles every module it installs (some 21,000 files, most never imported); Python compiles
+    # the ones a test imports on first import, once, into the same __pycache__ folders
+    .venv/bin/python -m pip install -q --no-compile -e ".[dev]"
     touch "$stamp"
   fi
   export PATH="$root/.venv/bin:$PATH" PYBIN="$root/.venv/bin/python"

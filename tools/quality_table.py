@@ -7,7 +7,8 @@ DATA is a data set with train, valid and test splits (CamVid as the SegNet tutor
 processes with its config below (`--cache --monitor miou`, resnet18, from scratch); its stages' epochs are scaled so
 that the whole command takes --budget seconds: a calibration run of one epoch per stage measures each stage's epoch
 and the fixed costs (start-up, cache, export), and the epochs of the real run are the config's, times the factor that
-fills the budget. The peer row is tools/peer_smp.py with the same budget. The rows budget and budget_ema (issue 49) are
+fills the budget. The row default is the default config (the seed's stages and options, resnet18 from scratch), so
+scaled. The peer row is tools/peer_smp.py with the same budget. The rows budget and budget_ema (issue 49) are
 `train.py --budget SECONDS --arch resnet18` with no config (and --ema): the run plans its own stages from the data and this machine. Every model is then scored on the test split
 by `segdist-eval --split test` (full resolution, void left out). Writes OUT/quality.json and prints the table.
 """
@@ -15,6 +16,7 @@ import argparse, csv, json, subprocess, sys, time
 from collections import Counter
 from pathlib import Path
 import yaml
+from segdist_nb.config import default_config, seed_stages
 
 ROOT = Path(__file__).resolve().parent.parent
 stages = lambda lr3: [dict(name='stage-1-small', sz=96, bs=8, epochs=4, lr=2e-3, pct_start=0.3),
@@ -76,7 +78,9 @@ def main():
             row = dict(row=name, decoder=c['decoder'], aug=c['aug'], loss=c['loss'], wall_s=wall, epochs=[ran[s['name']] for s in c['stages']],
                        sizes=[s['sz'] for s in c['stages']], precision=c['precision'], valid_miou=json.loads((out/name/'final.json').read_text())['miou'])
         else:
-            cfg = dict(arch='resnet18', pretrained=False, weights='median_freq', monitor='miou', seed=a.seed, **{'stages': stages([1e-4, 1e-3]), **ROWS[row_name]})
+            if row_name == 'default':   # issue 49: the default config (the seed's stages and options), resnet18 from scratch as every row
+                cfg = dict(arch='resnet18', pretrained=False, seed=a.seed, stages=seed_stages)
+            else: cfg = dict(arch='resnet18', pretrained=False, weights='median_freq', monitor='miou', seed=a.seed, **{'stages': stages([1e-4, 1e-3]), **ROWS[row_name]})
             (out/f'{name}_cal.yaml').write_text(yaml.safe_dump(dict(cfg, stages=[dict(s, epochs=1) for s in cfg['stages']])))
             cal = out/f'{name}_cal'
             wall1 = run([*launch, ROOT/'train.py', '--config', out/f'{name}_cal.yaml', '--data', a.data, '--out', cal, '--cache'], out/f'{name}_cal.log')
@@ -88,7 +92,7 @@ def main():
             (out/f'{name}.yaml').write_text(yaml.safe_dump(cfg))
             wall = run([*launch, ROOT/'train.py', '--config', out/f'{name}.yaml', '--data', a.data, '--out', out/name, '--cache'], out/f'{name}.log')
             model = out/name/'model'   # the run's model folder: opened without pickle
-            row = dict(row=name, decoder=cfg['decoder'], aug=cfg['aug'], loss=cfg['loss'], wall_s=wall, epochs=[s['epochs'] for s in cfg['stages']],
+            row = dict(row=name, **{k: cfg.get(k, default_config[k]) for k in ('decoder', 'aug', 'loss')}, wall_s=wall, epochs=[s['epochs'] for s in cfg['stages']],
                        sizes=[s['sz'] for s in cfg['stages']], precision=json.loads((out/name/'config.json').read_text())['precision'],
                        valid_miou=json.loads((out/name/'final.json').read_text())['miou'], calibration=dict(epoch_s=per, fixed_s=fixed))
         ev = out/f'eval-{name}'
