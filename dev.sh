@@ -20,9 +20,11 @@ setup() {
   if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q --upgrade pip   # a fresh clone set up in 145 s with it, 202 s without (one run each)
     if [ -n "${TORCH_INDEX_URL:-}" ]; then .venv/bin/python -m pip install -q torch torchvision --index-url "$TORCH_INDEX_URL"; fi
-    # --no-compile: pip byte-compiles every module it installs (some 21,000 files, most never imported); Python compiles
-    # the ones a test imports on first import, once, into the same __pycache__ folders
+    # pip byte-compiles the 21,000 modules it installs one after another; compileall does it on every core. Compiled
+    # here, not on first import: where PYTHONDONTWRITEBYTECODE is set (this project's machines), a module left
+    # uncompiled is compiled again by every process that imports it (a few files that are not Python 3.11 fail: as pip)
     .venv/bin/python -m pip install -q --no-compile -e ".[dev]"
+    .venv/bin/python -m compileall -q -j 0 .venv/lib > /dev/null 2>&1 || true
     touch "$stamp"
   fi
   export PATH="$root/.venv/bin:$PATH" PYBIN="$root/.venv/bin/python"
@@ -85,6 +87,7 @@ run_tests() {
   # every notebook once, in a Jupyter kernel, two at a time, with the cells nbdev-test would run; the executed copies go
   # to nbs_exec/ for the docs (tools/docs.py build); tests write only into temporary folders: nbs/ must not change
   local flags="slow"; [ "${1:-}" = "--fast" ] && flags=""
+  python -m compileall -q segdist_nb > /dev/null   # the package's modules as exported (see setup)
   python tools/run_nbs.py --flags "$flags" 2>&1 | { grep --line-buffered -v 'without encryption' || true; }
   return "${PIPESTATUS[0]}"
 }
