@@ -214,8 +214,12 @@ def seg_opt(params, # Parameter groups, from the learner's splitter
             lr:float=defaults.lr, # Learning rate (fastai's schedulers set it)
             **kwargs, # Passed to `torch.optim.AdamW`
            )->OptimWrapper:
-    "torch's `AdamW` in fastai's `OptimWrapper`, with the betas and eps of fastai's `Adam`"
-    return OptimWrapper(params, opt=torch.optim.AdamW, lr=lr, **{**dict(betas=(0.9, 0.99), eps=1e-5), **kwargs})
+    "torch's `AdamW` in fastai's `OptimWrapper`, with the betas and eps of fastai's `Adam`, fused on CPUs and GPUs"
+    params = list(params)
+    flat = [p for g in params for p in (g if isinstance(g, (list, tuple, L)) else [g])]
+    fused = all(p.is_floating_point() and p.device.type in ('cpu', 'cuda') for p in flat) or None   # torch's kernels
+    return OptimWrapper(params, opt=torch.optim.AdamW, lr=lr,
+                        **{**dict(betas=(0.9, 0.99), eps=1e-5, fused=fused), **kwargs})
 
 # %% ../nbs/03_model.ipynb #a56c650b
 class DeviceSmoothLoss(AvgSmoothLoss):
