@@ -88,7 +88,7 @@ def plain_steps(model:nn.Module, # The model (trained in place)
         m = nn.parallel.DistributedDataParallel(m, device_ids=ids, **h.to_kwargs())
         h.register_comm_hook(m)   # accelerate's code: the same hook as the learner's
     opt = torch.optim.AdamW(m.parameters(), lr=lr, weight_decay=wd, betas=(0.9, 0.99), eps=1e-5,   # as `seg_opt`
-                            fused=True if dev.type in ('cpu', 'cuda') else None)
+                            fused=adamw_fused(list(m.parameters())))
     dtype = {'fp16': torch.float16, 'bf16': torch.bfloat16}.get(precision)
     scaler, dsync = torch.amp.GradScaler(dev.type, enabled=precision == 'fp16'), dev_sync(dev)
     times, ls, marks = [], [], set(at)

@@ -27,8 +27,8 @@ import timm
 # %% auto #0
 __all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'cpu_bf16',
            'seg_precision', 'precision_note', 'precision_option', 'SegMixedPrecision', 'body_weights', 'load_encoder',
-           'check_pretrained', 'seg_opt', 'DeviceSmoothLoss', 'BarProgressCallback', 'HostLosses', 'sync_free',
-           'image_digest', 'TrainingRecord', 'dls_bands', 'seg_learner']
+           'check_pretrained', 'adamw_fused', 'seg_opt', 'DeviceSmoothLoss', 'BarProgressCallback', 'HostLosses',
+           'sync_free', 'image_digest', 'TrainingRecord', 'dls_bands', 'seg_learner']
 
 # %% ../nbs/03_model.ipynb #89ded331
 def dls_codes(dls:DataLoaders)->list|None:
@@ -209,6 +209,13 @@ def _fine_tune(learn:Learner, dls:DataLoaders, w:Weights, codes:list, arch, deco
     if run.stats is not None and _pictures(dls): _encoder_norm(dls, run.stats, str(w.path))   # its pictures' statistics
     learn.freeze()
 
+# %% ../nbs/03_model.ipynb #7c0246b2
+def adamw_fused(params:list, # Parameters, or groups (lists) of them
+               )->bool|None: # True where torch has fused kernels for them all; else None (torch's default)
+    "Whether torch's `AdamW` can step `params` fused: all floating point, on CPUs or CUDA GPUs"
+    flat = [p for g in params for p in (g if isinstance(g, (list, tuple, L)) else [g])]
+    return all(p.is_floating_point() and p.device.type in ('cpu', 'cuda') for p in flat) or None
+
 # %% ../nbs/03_model.ipynb #8372d40f
 def seg_opt(params, # Parameter groups, from the learner's splitter
             lr:float=defaults.lr, # Learning rate (fastai's schedulers set it)
@@ -216,10 +223,8 @@ def seg_opt(params, # Parameter groups, from the learner's splitter
            )->OptimWrapper:
     "torch's `AdamW` in fastai's `OptimWrapper`, with the betas and eps of fastai's `Adam`, fused on CPUs and GPUs"
     params = list(params)
-    flat = [p for g in params for p in (g if isinstance(g, (list, tuple, L)) else [g])]
-    fused = all(p.is_floating_point() and p.device.type in ('cpu', 'cuda') for p in flat) or None   # torch's kernels
     return OptimWrapper(params, opt=torch.optim.AdamW, lr=lr,
-                        **{**dict(betas=(0.9, 0.99), eps=1e-5, fused=fused), **kwargs})
+                        **{**dict(betas=(0.9, 0.99), eps=1e-5, fused=adamw_fused(params)), **kwargs})
 
 # %% ../nbs/03_model.ipynb #a56c650b
 class DeviceSmoothLoss(AvgSmoothLoss):
