@@ -87,21 +87,23 @@ def step_times(learn:Learner, # A learner of the run's model (`seg_learner`); it
                sizes:list, # (height, width) sizes to time a step at
                bs:int=2, # Images per step
                steps:int=2, # Timed steps at each size, after one untimed
+               ema:bool=False, # The run's `--ema`: each step also updates an average of the weights (`EmaWeights`)
               )->dict: # (height, width) -> seconds per training step of `bs` images
-    "Seconds of a training step (forward, loss, backward, optimizer) of `learn`'s model at each size, on random batches"
+    "Seconds of a training step (forward, loss, backward, optimizer, EMA) of `learn`'s model at each size"
     model, dev, n = learn.model, next(learn.model.parameters()).device, len(learn.codes)
     if learn.opt is None: learn.create_opt()
     half = torch.bfloat16 if learn.precision == 'bf16' else torch.float16
     amp = torch.autocast(dev.type, dtype=half) if learn.precision != 'fp32' else nullcontext()
     n_in, out = next(p for p in model.parameters() if p.ndim == 4).shape[1], {}
     model.train()
+    avg = ModelEmaV3(model).update if ema else noop   # as `EmaWeights` (below) updates it
     for h, w in sizes:
         x = torch.randn(bs, n_in, h, w, device=dev).contiguous(memory_format=torch.channels_last)
         y = TensorMask(torch.randint(0, n, (bs, h, w), device=dev))
         for i in range(steps + 1):
             if i == 1: t0 = time.perf_counter()
             with amp: loss = learn.loss_func(model(x), y)
-            loss.backward(); learn.opt.step(); learn.opt.zero_grad()
+            loss.backward(); learn.opt.step(); learn.opt.zero_grad(); avg(model)
         if dev.type == 'cuda': torch.cuda.synchronize(dev)
         out[(h, w)] = (time.perf_counter() - t0) / steps
     return out
@@ -228,7 +230,7 @@ def plan_budget(fp:dict, # The data set's `fingerprint`
                 batch_px:int=8*240*320, # Pixels per batch on one process (the study's 8 images of 240x320 on CPUs)
                 min_steps:int=16, # Steps an epoch at least (the study's 367 images took 23 at a batch of 8 x 2)
                 lr:float=2e-3, # The first stage's learning rate at a global batch of 16 (the study's)
-                min_epochs:int=16, # A final stage gets this many epochs or more (the study's 16), else a smaller size
+                min_epochs:int=10, # A final stage gets this many epochs or more, else a smaller size (CamVid's studies)
                 max_epochs:int=200, # At most this many epochs a stage
                 margin:float=0.03, # Share of the budget kept free (the measured times vary)
                 multiple:int=32, # Sizes are a multiple of this
@@ -242,8 +244,8 @@ def plan_budget(fp:dict, # The data set's `fingerprint`
         (sz1, *_), (sz2, *_) = plan
         why = [f"progressive resizing at the images' aspect ({W}x{H}): {sz1[1]}x{sz1[0]}, then {sz2[1]}x{sz2[0]}, "
                f"the largest size ({sz2[1] / W:.0%} of the images') whose stage gets {min_epochs} epochs or more "
-               f"(the study: more epochs at a smaller size beat fewer at a larger one); epochs about 3:2 "
-               f"as the study's"]
+               f"(on CamVid, about 10 epochs at the largest size that allows them beat more at smaller sizes); epochs "
+               f"about 3:2 as the study's"]
     else:
         plan = _one_stage(cost, cands, room, stage_s, bs_for, min_epochs, max_epochs, budget, setup, margin)
         (sz, b, e, _), = plan
@@ -413,7 +415,8 @@ def run_plan(cfg:dict, # A config with `budget` (`default_config`)
         learn = seg_learner(dls, cfg['arch'], pretrained=False, decoder=cfg['decoder'], loss=cfg['loss'],
                             precision=cfg['precision'], channels_last=cfg['channels_last'])
         def timed(szs, b):   # (b, h, w) -> seconds of a step, the slowest rank's
-            return {(b, *k): v for k, v in zip(szs, _max_ranks(list(step_times(learn, szs, bs=b, steps=2).values())))}
+            ts = step_times(learn, szs, bs=b, steps=2, ema=bool(cfg['ema']))
+            return {(b, *k): v for k, v in zip(szs, _max_ranks(list(ts.values())))}
         def said(ts): return ', '.join(f'{w}x{h} {t:.2f} s' for (b, h, w), t in ts.items())
         times = timed(sizes, 2)
         print0(f"budget: a training step of {cfg['arch']} ({cfg['decoder']}, {learn.precision}), 2 images, here, "
