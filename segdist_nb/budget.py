@@ -86,7 +86,7 @@ def fingerprint_text(fp:dict)->str:
 def step_times(learn:Learner, # A learner of the run's model (`seg_learner`); its weights change
                sizes:list, # (height, width) sizes to time a step at
                bs:int=2, # Images per step
-               steps:int=2, # Timed steps at each size, after one untimed
+               steps:int=3, # Timed steps at each size, after one untimed: their median
                ema:bool=False, # The run's `--ema`: each step also updates an average of the weights (`EmaWeights`)
               )->dict: # (height, width) -> seconds per training step of `bs` images
     "Seconds of a training step (forward, loss, backward, optimizer, EMA) of `learn`'s model at each size"
@@ -100,12 +100,15 @@ def step_times(learn:Learner, # A learner of the run's model (`seg_learner`); it
     for h, w in sizes:
         x = torch.randn(bs, n_in, h, w, device=dev).contiguous(memory_format=torch.channels_last)
         y = TensorMask(torch.randint(0, n, (bs, h, w), device=dev))
-        for i in range(steps + 1):
-            if i == 1: t0 = time.perf_counter()
+        ts = []
+        for _ in range(steps + 1):
+            t0 = time.perf_counter()
             with amp: loss = learn.loss_func(model(x), y)
             loss.backward(); learn.opt.step(); learn.opt.zero_grad(); avg(model)
-        if dev.type == 'cuda': torch.cuda.synchronize(dev)
-        out[(h, w)] = (time.perf_counter() - t0) / steps
+            if dev.type == 'cuda': torch.cuda.synchronize(dev)
+            ts.append(time.perf_counter() - t0)
+        # the median: a step slowed by another program (a few seconds of it) does not move the plan
+        out[(h, w)] = float(np.median(ts[1:]))
     return out
 
 # %% ../nbs/04da_budget.ipynb #3986c098
@@ -295,16 +298,17 @@ def _max_ranks(xs:list)->list:
 
 # %% ../nbs/04da_budget.ipynb #616dc047
 class KeepBudget(Callback):
-    "After each epoch, fit the epochs left (this stage's, then the next stages') into the time left of the budget"
+    "After each epoch, fit the batches left (this stage's, then the next stages' epochs) into the budget's time left"
     order = 100   # last: the epoch's saving callbacks have run when it stops the fit
     def __init__(self, plan:AttrDict, # From `plan_budget`: its `stages` are the run's, changed in place
                  stage:int, # Index of the stage this fit runs
                  end:float, # `clock()` at which the run must have ended
                  clock:Callable=time.time, # The clock (a fake one in tests)
                  slack:float=0.05, # Epochs are planned this share slower than measured (10% ended a run 8% early)
+                 least:float=0.2, # A stage may end inside an epoch that trains at least this share of one
                 ): store_attr()
     def before_fit(self):
-        self.t0, self.cut, self.at, self.i, self.took = self.clock(), None, None, self.stage, []
+        self.t0, self.cut, self.stop, self.i, self.took, self.tv = self.clock(), None, None, self.stage, [], []
         # as planned
         if not hasattr(self, 'planned'): self.planned = {o['name']: o['epochs'] for o in self.plan.stages}
         if self.i is None:   # in a run: the stage whose best weights this fit saves
@@ -312,53 +316,80 @@ class KeepBudget(Callback):
             self.i = [o['name'] for o in self.plan.stages].index(sv.fname)
         e = self.plan.stages[self.i]['epochs']
         if self.n_epoch > e:   # started with room to grow (`fit_epochs`): the schedule spans the planned epochs
-            self.at, self.cut = e, (0., 0, e * len(self.dls.train))
+            self.stop = e * len(self.dls.train); self.cut = (0., 0, self.stop)
             print0(f"budget: stage {self.plan.stages[self.i]['name']} runs {e} epochs, up to {self.n_epoch} "
                    f"if they take less time than planned")
-    def _pct(self):   # the one-cycle schedule's share left when the stage was cut, spread over the epochs kept
+    def _pct(self):   # the one-cycle schedule's share left when the stage was cut, spread over the batches kept
         p0, i0, n = self.cut
         self.learn.pct_train = p0 + (1 - p0) * (self.train_iter - i0) / n
     def before_train(self):
         if self.cut is not None: self._pct()
     def after_batch(self):
-        if self.training and self.cut is not None: self._pct()
+        if not self.training: return
+        if self.cut is not None: self._pct()
+        # the stage ends inside this epoch: its validation and saves as after a whole one
+        if self.stop is not None and self.train_iter >= self.stop and self.iter + 1 < self.n_iter:
+            raise CancelTrainException()
+    def before_validate(self): self.t1 = self.clock()
+
 
 # %% ../nbs/04da_budget.ipynb #1bad64b4
+def _batches(sec:float, # Seconds to fill
+             took:float, # Seconds of an epoch
+             tv:float, # Of which its validation and saves
+             nb:int, # Batches of an epoch
+             least:float, # Part of an epoch trained at least, or none
+            )->int:
+    "Batches of training that `sec` seconds hold: whole epochs, then part of one (its validation whole)"
+    full, rest = divmod(max(0., sec), took)
+    tt = max(took - tv, 1e-9)
+    part = int((rest - tv) / tt * nb) if rest - tv >= least * tt else 0
+    return int(full) * nb + min(part, nb - 1)
+
+
+# %% ../nbs/04da_budget.ipynb #ed32cb99
 @patch
 def after_epoch(self:KeepBudget):
-    now, took = _max_ranks([self.clock(), self.clock() - self.t0])
-    self.t0 = self.clock(); self.took.append(took)
-    # this stage's epochs so far: one slow epoch decides nothing
-    took = float(np.median(self.took)) * (1 + self.slack)
-    st, later, done = self.plan.stages[self.i], self.plan.stages[self.i + 1:], self.epoch + 1
-    if self.at is not None and done >= self.at: raise CancelFitException()
-    n = ifnone(self.at, self.n_epoch)
+    t = self.clock()
+    now, took, tv = _max_ranks([t, t - self.t0, t - self.t1])
+    self.t0, it, nb = self.clock(), self.train_iter, len(self.dls.train)
+    if self.stop is not None and it >= self.stop: raise CancelFitException()
+    # whole epochs of this stage so far: one slow epoch decides nothing
+    self.took.append(took); self.tv.append(tv)
+    took, tv = [float(np.median(o)) * (1 + self.slack) for o in (self.took, self.tv)]
+    st, later = self.plan.stages[self.i], self.plan.stages[self.i + 1:]
+    txt = lambda n: f"{n // nb} epochs" + (f" and {n % nb} of {nb} batches of the next" if n % nb else '')
+    end = ifnone(self.stop, self.n_epoch * nb)   # the batch the fit ends at now
+    cost = lambda n: n // nb * took + (n % nb > 0) * (tv + n % nb / nb * (took - tv))   # `n` batches, validated
+    fill = lambda sec: _batches(sec, took, tv, nb, self.least)
     r = took / self.plan.epoch_s[st['name']]   # measured / planned: the next stages' epochs too
     left = self.end - now - self.plan.est['final']
     need = lambda es: sum(3 + e * self.plan.epoch_s[o['name']] * r for o, e in zip(later, es))
-    want, room = [self.planned[o['name']] for o in later], max(0., left - (n - done) * took)
+    want, room = [self.planned[o['name']] for o in later], max(0., left - cost(end - it))
     if need(want) > room:   # the next stages first, from their planned epochs: their schedules have not started
         want = [max(1, int(e * room / max(need(want), 1e-9))) for e in want]
     for o, e in zip(later, want):   # a cut is given back when the epochs' times come down again
         if e != o['epochs']: print0(f"budget: stage {o['name']} {'cut' if e < o['epochs'] else 'raised'} from "
                                     f"{o['epochs']} to {e} epochs (epochs take {r:.2f}x the planned time)")
         o['epochs'] = e
-    if (n - done) * took + need(want) <= left:
-        # a fit with room to grow: as the time holds
-        more = min(self.n_epoch, done + int((left - need(want)) / took))
-        if self.at is None or later or more <= n: return
-        print0(f"budget: stage {st['name']} raised from {n} to {more} epochs ({took:.1f} s an epoch, "
-               f"{left:.0f} s left): its one-cycle schedule spread over them")
-        st['epochs'], self.at = more, more
-        self.cut = (self.pct_train, self.train_iter, (more - done) * len(self.dls.train))
+    done = self.epoch + 1
+    if cost(end - it) + need(want) <= left:
+        # a fit with room to grow: as the time holds, to the batch
+        more = min(self.n_epoch * nb, it + fill(left - need(want)))
+        # raised by a fifth of an epoch at least (`least`): not a line each epoch for a batch or two
+        if self.stop is None or later or more < end + max(1, int(self.least * nb)): return
+        print0(f"budget: stage {st['name']} raised from {txt(end)} to {txt(more)} "
+               f"({took:.1f} s an epoch, {left:.0f} s left): its one-cycle schedule spread over them")
+        st['epochs'], self.stop, self.cut = -(-more // nb), more, (self.pct_train, it, more - it)
         return
-    keep = max(0, int((left - need(want)) / took))
-    how = 'its one-cycle schedule runs to its end in the epochs kept' if keep else 'its learning rate not annealed'
-    print0(f"budget: stage {st['name']} ends after epoch {done + keep} of {n} ({took:.1f} s an epoch, "
+    keep = fill(left - need(want))
+    how = 'its one-cycle schedule runs to its end in the batches kept' if keep else 'its learning rate not annealed'
+    print0(f"budget: stage {st['name']} ends after {txt(it + keep)} of {end // nb} ({took:.1f} s an epoch, "
            f"{max(0, left):.0f} s left): {how}")
-    st['epochs'] = done + keep
+    st['epochs'] = done + -(-keep // nb)
     if keep == 0: raise CancelFitException()
-    self.at, self.cut = done + keep, (self.pct_train, self.train_iter, keep * len(self.dls.train))
+    self.stop, self.cut = it + keep, (self.pct_train, it, keep)
+
 
 # %% ../nbs/04da_budget.ipynb #c89037cc
 def fit_epochs(epochs:int, # The stage's planned epochs
