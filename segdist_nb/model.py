@@ -27,8 +27,9 @@ import timm
 # %% auto #0
 __all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'cpu_bf16',
            'seg_precision', 'precision_note', 'precision_option', 'SegMixedPrecision', 'body_weights', 'load_encoder',
-           'check_pretrained', 'adamw_fused', 'seg_opt', 'DeviceSmoothLoss', 'BarProgressCallback', 'HostLosses',
-           'sync_free', 'image_digest', 'TrainingRecord', 'dls_bands', 'seg_learner']
+           'check_pretrained', 'adamw_fused', 'merged_groups', 'MergedOptimWrapper', 'seg_opt', 'DeviceSmoothLoss',
+           'BarProgressCallback', 'HostLosses', 'sync_free', 'image_digest', 'TrainingRecord', 'dls_bands',
+           'seg_learner']
 
 # %% ../nbs/03_model.ipynb #89ded331
 def dls_codes(dls:DataLoaders)->list|None:
@@ -216,6 +217,32 @@ def adamw_fused(params:list, # Parameters, or groups (lists) of them
     flat = [p for g in params for p in (g if isinstance(g, (list, tuple, L)) else [g])]
     return all(p.is_floating_point() and p.device.type in ('cpu', 'cuda') for p in flat) or None
 
+# %% ../nbs/03_model.ipynb #d374d42e
+def merged_groups(groups:list, # torch's `param_groups`
+                 )->list: # Groups with the same hyper-parameters, as one group each (new dicts; the same tensors)
+    "torch's parameter groups, those that share every hyper-parameter joined into one"
+    out = {}
+    for g in groups:
+        try: key = tuple((k, g[k]) for k in sorted(g) if k != 'params'); hash(key)
+        except TypeError: key = id(g)   # an unhashable hyper-parameter (a tensor's list): its own group
+        if key in out: out[key]['params'] = out[key]['params'] + list(g['params'])
+        else: out[key] = dict(g, params=list(g['params']))
+    return list(out.values())
+
+
+# %% ../nbs/03_model.ipynb #7cd520d5
+class MergedOptimWrapper(OptimWrapper):
+    "fastai's `OptimWrapper` whose step joins the torch optimizer's groups that share their hyper-parameters"
+    def step(self, closure=None):
+        gs = self.opt.param_groups
+        m = merged_groups(gs)
+        if len(m) == len(gs): return self.opt.step(closure)
+        # only the step sees them joined: fastai's schedulers and freezing set the groups apart, as before
+        self.opt.param_groups = m
+        try: return self.opt.step(closure)
+        finally: self.opt.param_groups = gs
+
+
 # %% ../nbs/03_model.ipynb #8372d40f
 def seg_opt(params, # Parameter groups, from the learner's splitter
             lr:float=defaults.lr, # Learning rate (fastai's schedulers set it)
@@ -223,7 +250,7 @@ def seg_opt(params, # Parameter groups, from the learner's splitter
            )->OptimWrapper:
     "torch's `AdamW` in fastai's `OptimWrapper`, with the betas and eps of fastai's `Adam`, fused on CPUs and GPUs"
     params = list(params)
-    return OptimWrapper(params, opt=torch.optim.AdamW, lr=lr,
+    return MergedOptimWrapper(params, opt=torch.optim.AdamW, lr=lr,
                         **{**dict(betas=(0.9, 0.99), eps=1e-5, fused=adamw_fused(params)), **kwargs})
 
 # %% ../nbs/03_model.ipynb #a56c650b
