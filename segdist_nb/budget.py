@@ -332,7 +332,6 @@ class KeepBudget(Callback):
             raise CancelTrainException()
     def before_validate(self): self.t1 = self.clock()
 
-
 # %% ../nbs/04da_budget.ipynb #1bad64b4
 def _batches(sec:float, # Seconds to fill
              took:float, # Seconds of an epoch
@@ -345,7 +344,6 @@ def _batches(sec:float, # Seconds to fill
     tt = max(took - tv, 1e-9)
     part = int((rest - tv) / tt * nb) if rest - tv >= least * tt else 0
     return int(full) * nb + min(part, nb - 1)
-
 
 # %% ../nbs/04da_budget.ipynb #ed32cb99
 @patch
@@ -389,7 +387,6 @@ def after_epoch(self:KeepBudget):
     st['epochs'] = done + -(-keep // nb)
     if keep == 0: raise CancelFitException()
     self.stop, self.cut = it + keep, (self.pct_train, it, keep)
-
 
 # %% ../nbs/04da_budget.ipynb #c89037cc
 def fit_epochs(epochs:int, # The stage's planned epochs

@@ -229,7 +229,6 @@ def merged_groups(groups:list, # torch's `param_groups`
         else: out[key] = dict(g, params=list(g['params']))
     return list(out.values())
 
-
 # %% ../nbs/03_model.ipynb #7cd520d5
 class MergedOptimWrapper(OptimWrapper):
     "fastai's `OptimWrapper` whose step joins the torch optimizer's groups that share their hyper-parameters"
@@ -242,7 +241,6 @@ class MergedOptimWrapper(OptimWrapper):
         try: return self.opt.step(closure)
         finally: self.opt.param_groups = gs
 
-
 # %% ../nbs/03_model.ipynb #8372d40f
 def seg_opt(params, # Parameter groups, from the learner's splitter
             lr:float=defaults.lr, # Learning rate (fastai's schedulers set it)
@@ -251,7 +249,7 @@ def seg_opt(params, # Parameter groups, from the learner's splitter
     "torch's `AdamW` in fastai's `OptimWrapper`, with the betas and eps of fastai's `Adam`, fused on CPUs and GPUs"
     params = list(params)
     return MergedOptimWrapper(params, opt=torch.optim.AdamW, lr=lr,
-                        **{**dict(betas=(0.9, 0.99), eps=1e-5, fused=adamw_fused(params)), **kwargs})
+                              **{**dict(betas=(0.9, 0.99), eps=1e-5, fused=adamw_fused(params)), **kwargs})
 
 # %% ../nbs/03_model.ipynb #a56c650b
 class DeviceSmoothLoss(AvgSmoothLoss):
