@@ -443,7 +443,7 @@ def run_plan(cfg:dict, # A config with `budget` (`default_config`)
         learn = seg_learner(dls, cfg['arch'], pretrained=False, decoder=cfg['decoder'], loss=cfg['loss'],
                             precision=cfg['precision'], channels_last=cfg['channels_last'])
         def timed(szs, b):   # (b, h, w) -> seconds of a step, the slowest rank's
-            ts = step_times(learn, szs, bs=b, steps=2, ema=bool(cfg['ema']))
+            ts = step_times(learn, szs, bs=b, ema=bool(cfg['ema']))
             return {(b, *k): v for k, v in zip(szs, _max_ranks(list(ts.values())))}
         def said(ts): return ', '.join(f'{w}x{h} {t:.2f} s' for (b, h, w), t in ts.items())
         times = timed(sizes, 2)
@@ -456,10 +456,11 @@ def run_plan(cfg:dict, # A config with `budget` (`default_config`)
         t1 = time.time(); b = plan.stages[0]['bs']
         more = timed(list(dict.fromkeys(tuple(st['sz']) for st in plan.stages)), b)
         print0(f"budget: at the plan's batch of {b}: {said(more)}; planned again from all {len(times) + len(more)}")
-        step, setup = step_model({**times, **more}, 2), setup + time.time() - t1
+        step, setup = step_model({**times, **more}, 2), setup + _max_ranks([time.time() - t1])[0]
         del learn, dls
         plan = plan_budget(fp, step, budget, ws, setup=setup, save=max(0.2, 3 * mb / 200e6), multiple=mult)
-    plan.fingerprint, plan.end = fp, ifnone(start, t0) + plan.budget
+    # the earliest start of all processes: every rank ends, and re-plans, by the same clock (`KeepBudget`)
+    plan.fingerprint, plan.end = fp, -_max_ranks([-ifnone(start, t0)])[0] + plan.budget
     return plan
 
 # %% ../nbs/04da_budget.ipynb #999bd2dc
