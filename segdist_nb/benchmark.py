@@ -140,7 +140,7 @@ def _report_head(res:dict)->list:
              "ends"
              + (' (' + ', '.join(f"{r['processes']} process(es): {r['reps']}, "
                                  f"spanning {r['epoch_starts']} epoch start(s)"
-                                 + (f" in {r['turns']} turns of every kind" if r.get('turns', 1) > 1 else '')
+                                 + (', the kinds side by side' if r.get('side_by_side') else '')
                                  for r in res['rows'] if 'reps' in r) + ')'
                 if any('reps' in r for r in res['rows']) else f" ({c['reps']})")
              + (f", {len(res['rounds'])} rounds of 1 and N processes launched in turn"
@@ -191,6 +191,10 @@ def _report_table(res:dict)->list:
 def _report_times(res:dict)->list:
     "Where a step's time goes: epoch starts, the input pipeline, sharing and all-reduce, PowerSGD, accumulation"
     c, lines = res['config'], []
+    for r in [o for o in res['rows'] if o.get('vs_plain')]:
+        lines.append(f"against plain PyTorch with {r['processes']} process(es), repetition by repetition "
+                     "(median, middle half): " + ', '.join(f"{k} {v['median']:+.1%} ({v['q1']:+.1%} to {v['q3']:+.1%})"
+                                           for k, v in r['vs_plain'].items()))
     for r in [o for o in res['rows'] if 'epoch_start_s' in o]:
         e, k = r['epoch_start_s'], first(o for o in ('learner_cache', 'learner') if o in r)
         lines.append(f"start of an epoch to its first batch with {r['processes']} process(es): "

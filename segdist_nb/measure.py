@@ -6,7 +6,7 @@ Docs: https://segdist.github.io/segdist_nb/measure.html.md"""
 
 # %% ../nbs/06_measure.ipynb #d5b9d165
 from __future__ import annotations
-import contextlib, io, shutil, tempfile, time
+import contextlib, io, shutil, tempfile, threading, time
 from pathlib import Path
 import numpy as np, torch, torch.distributed as dist, torchvision
 from fastcore.all import *
@@ -25,8 +25,9 @@ from .predict import image_batch
 from .export import calib_files, quantize_int8
 
 # %% auto #0
-__all__ = ['rep_marks', 'StepTimer', 'rep_throughput', 'dev_sync', 'plain_steps', 'pipeline_rate', 'epoch_start_s',
-           'upscale_data', 'pipeline_bench', 'median_s', 'peak_gflops', 'model_flops', 'speed_bench', 'decoder_costs']
+__all__ = ['rep_marks', 'MarkClock', 'StepTimer', 'rep_throughput', 'dev_sync', 'plain_steps', 'turn_order', 'Baton',
+           'take_turns', 'pipeline_rate', 'epoch_start_s', 'upscale_data', 'pipeline_bench', 'median_s', 'peak_gflops',
+           'model_flops', 'speed_bench', 'decoder_costs']
 
 # %% ../nbs/06_measure.ipynb #b019686f
 def rep_marks(warmup:int, # Batches left out at the start (at least 1)
@@ -37,18 +38,34 @@ def rep_marks(warmup:int, # Batches left out at the start (at least 1)
     if warmup < 1: raise ValueError(f'warmup={warmup}: leave out at least 1 batch (--warmup 1), which starts the clock')
     return [warmup + i * steps for i in range(reps + 1)]
 
+# %% ../nbs/06_measure.ipynb #d80d376c
+class MarkClock:
+    "The clock read after the steps `at` (the device synced there only); stopped while `pause` gives the turn away"
+    def __init__(self, at:list, # Step counts, from `rep_marks`
+                 sync:Callable=noop, # Waits for the device (`dev_sync`)
+                 pause:Callable|None=None, # Called at each mark but the last; its time is not counted (`take_turns`)
+                ):
+        self.at, self.marks, self.sync, self.pause, self.times, self.off = list(at), set(at), sync, pause, [], 0.
+    def step(self, k:int): # Steps done
+        "Read the clock if `k` is a mark, then give the turn away (not after the last): True when `k` is the last"
+        if k in self.marks:
+            self.sync(); t = time.perf_counter(); self.times.append(t - self.off)
+            if self.pause is not None and k < self.at[-1]: self.pause(); self.off += time.perf_counter() - t
+        return k >= self.at[-1]
+
 # %% ../nbs/06_measure.ipynb #0cdb324f
 class StepTimer(Callback):
-    "Read the clock after the training batches `at`, syncing there only; no validation; stop at the last"
+    "Read the clock after the training batches `at` (`MarkClock`), syncing there only; no validation; stop at the last"
     order = 100
     def __init__(self, at:list, # Batch counts, from `rep_marks`
+                 pause:Callable|None=None, # Gives the turn away at each mark but the last (`take_turns`)
                 ): store_attr(); self.times = []
-    def before_fit(self): self.times, self.k, self.sync = [], 0, dev_sync(self.dls.device or 'cpu')
+    def before_fit(self): self.k, self.clock = 0, MarkClock(self.at, dev_sync(self.dls.device or 'cpu'), self.pause)
     def after_batch(self):
         if not self.training: return
         self.k += 1
-        if self.k in self.at: self.sync(); self.times.append(time.perf_counter())
-        if self.k >= self.at[-1]: raise CancelFitException()
+        if self.clock.step(self.k): raise CancelFitException()
+    def after_fit(self): self.times = self.clock.times
     def before_validate(self): raise CancelValidException()
 
 # %% ../nbs/06_measure.ipynb #be98c688
@@ -74,6 +91,7 @@ def plain_steps(model:nn.Module, # The model (trained in place)
                 ddp_kw:dict|None=None, # `ddp_kwargs` arguments (bucket size, static graph, communication hook)
                 sync:bool=True, # False: skip DDP's gradient all-reduce (`no_sync`), to time compute alone
                 losses:list|None=None, # Appends each step's loss here (read at the end)
+                pause:Callable|None=None, # Gives the turn away at each mark but the last (`take_turns`)
                )->list: # The clock at each of `at`
     "Train in a plain PyTorch loop (DDP when initialized), syncing the device only where the clock is read: its times"
     at = list(range(1, at + 1)) if isinstance(at, int) else list(at)
@@ -90,8 +108,8 @@ def plain_steps(model:nn.Module, # The model (trained in place)
     opt = torch.optim.AdamW(m.parameters(), lr=lr, weight_decay=wd, betas=(0.9, 0.99), eps=1e-5,   # as `seg_opt`
                             fused=adamw_fused(list(m.parameters())))
     dtype = {'fp16': torch.float16, 'bf16': torch.bfloat16}.get(precision)
-    scaler, dsync = torch.amp.GradScaler(dev.type, enabled=precision == 'fp16'), dev_sync(dev)
-    times, ls, marks = [], [], set(at)
+    scaler, clock = torch.amp.GradScaler(dev.type, enabled=precision == 'fp16'), MarkClock(at, dev_sync(dev), pause)
+    ls = []
     for i in range(at[-1]):
         x, y = batches[i % len(batches)]
         ctx = (m.no_sync() if not sync and isinstance(m, nn.parallel.DistributedDataParallel)
@@ -103,9 +121,58 @@ def plain_steps(model:nn.Module, # The model (trained in place)
             scaler.scale(loss).backward()
         scaler.step(opt); scaler.update()
         if losses is not None: ls.append(loss.detach())
-        if i + 1 in marks: dsync(); times.append(time.perf_counter())
+        clock.step(i + 1)
     if losses is not None: losses += torch.stack(ls).tolist()
-    return times
+    return clock.times
+
+# %% ../nbs/06_measure.ipynb #14c70979
+def turn_order(n:int, # Kinds to measure
+               turns:int, # Turns
+              )->list: # Indices of the kinds, in the order they are measured
+    "Every kind once a turn, every other turn in reverse, so that a drift of the machine's speed weighs on each alike"
+    return [i for t in range(turns) for i in (range(n) if t % 2 == 0 else reversed(range(n)))]
+
+# %% ../nbs/06_measure.ipynb #d56c4c3d
+class Baton:
+    "Threads taking turns in the order `seq`, one running at a time; a failure in one is raised in every other"
+    def __init__(self, seq:list, # Whose turn each is, in order (`turn_order`)
+                ): self.seq, self.pos, self.cond, self.failed = list(seq), 0, threading.Condition(), None
+    def wait(self, i:int):
+        "Block until it is `i`'s turn"
+        with self.cond:
+            self.cond.wait_for(lambda: self.failed is not None or self.pos >= len(self.seq) or self.seq[self.pos] == i)
+            if self.failed is not None: raise RuntimeError(f'another measurement taking turns failed: {self.failed!r}')
+            if self.pos >= len(self.seq): raise RuntimeError(f'{i} took more turns than the {len(self.seq)} given')
+    def done(self, i:int):
+        "End `i`'s turn: the next in `seq` runs"
+        with self.cond:
+            if self.pos >= len(self.seq) or self.seq[self.pos] != i:
+                raise RuntimeError(f"{i} ended turn {self.pos}, which is not its")
+            self.pos += 1; self.cond.notify_all()
+    def fail(self, e:BaseException):
+        "Wake every waiting thread with `e`"
+        with self.cond: self.failed = e; self.cond.notify_all()
+    def pause(self, i:int):
+        "Give the turn away and wait for the next"
+        self.done(i); self.wait(i)
+
+# %% ../nbs/06_measure.ipynb #039cd193
+def take_turns(fns:list, # Each called with `pause`, which gives the turn away (`MarkClock`); returns its result
+               seq:list, # Whose turn each is, in order (`turn_order`): as many turns for `fns[i]` as its pauses + 1
+              )->list: # The results of `fns`
+    "Run `fns` in threads that take turns in the order `seq`, one at a time: measured side by side"
+    b, nt, res, errs = Baton(seq), torch.get_num_threads(), [None] * len(fns), []
+    gpu = torch.cuda.current_device() if torch.cuda.is_available() and torch.cuda.is_initialized() else None
+    def run(i):
+        torch.set_num_threads(nt)
+        if gpu is not None: torch.cuda.set_device(gpu)
+        try: b.wait(i); res[i] = fns[i](partial(b.pause, i)); b.done(i)
+        except BaseException as e: errs.append(e); b.fail(e)
+    ts = [threading.Thread(target=run, args=(i,), name=f'segdist-turns-{i}') for i in range(len(fns))]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    if errs: raise errs[0]
+    return res
 
 # %% ../nbs/06_measure.ipynb #34a1f48f
 def pipeline_rate(dl:DataLoader, # A training `DataLoader`

@@ -19,8 +19,8 @@ from .distributed import *
 from .measure import *
 
 # %% auto #0
-__all__ = ['bench_kinds', 'interconnects', 'plain_batches', 'mem_dls', 'synth_items', 'turn_order', 'bench_worker',
-           'predict_speedup', 'pool_rounds', 'rep_stats', 'summarize']
+__all__ = ['bench_kinds', 'interconnects', 'plain_batches', 'mem_dls', 'synth_items', 'bench_worker', 'predict_speedup',
+           'pool_rounds', 'rep_stats', 'paired_ratio', 'summarize']
 
 # %% ../nbs/06a_scaling.ipynb #e58aef27
 def plain_batches(dls, n:int)->list:
@@ -62,13 +62,6 @@ def synth_items(bs:int, procs:int, epoch_items:int)->int:
     # epochs as long as a data set's, so that their starts weigh what they would
     return -(-max(epoch_items, 4 * bs * procs) * 5 // 4)
 
-# %% ../nbs/06a_scaling.ipynb #f81c1244
-def turn_order(n:int, # Kinds to measure
-               turns:int, # Turns
-              )->list: # Indices of the kinds, in the order they are measured
-    "Every kind once a turn, every other turn in reverse, so that a drift of the machine's speed weighs on each alike"
-    return [i for t in range(turns) for i in (range(n) if t % 2 == 0 else reversed(range(n)))]
-
 # %% ../nbs/06a_scaling.ipynb #00a60e7d
 bench_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync', 'plain_nohook',   # a worker's
                'learner_nohook', 'learner_accum', 'learner_accum_fastai')   # measures (chapter 06's list)
@@ -77,12 +70,10 @@ bench_kinds = ('learner', 'learner_cache', 'learner_mem', 'plain', 'plain_nosync
 def _worker_marks(n_batches:int, # Training batches of an epoch, all processes together
                   ws:int, # Processes
                   warmup:int, steps:int, reps:int, # As `rep_marks`; more repetitions when they cover less than an epoch
-                 )->tuple: # (this rank's batches an epoch, turns, the marks of one turn)
-    "Repetitions that reach past an epoch's end, in up to three turns (`turn_order`), a fit each, 6 repetitions or more"
+                 )->tuple: # (this rank's batches an epoch, the marks)
+    "Repetitions that reach past an epoch's end, so that an epoch's start is timed as a run pays for it"
     per_epoch = n_batches // ws   # this rank's batches in an epoch
-    reps = max(reps, -(-(per_epoch + 1 - warmup) // steps))   # as many batches as an epoch
-    turns = min(3, max(1, reps // 6))
-    return per_epoch, turns, rep_marks(warmup, steps, -(-reps // turns))
+    return per_epoch, rep_marks(warmup, steps, max(reps, -(-(per_epoch + 1 - warmup) // steps)))
 
 # %% ../nbs/06a_scaling.ipynb #c19b0fd1
 def _ddp_kw(cfg:dict, # `bench_worker`'s configuration
@@ -107,9 +98,10 @@ def _fit_times(learn:Learner, # The learner to fit
                at:list, # `rep_marks`
                kw:dict, # `ddp_kwargs` arguments
                cbs=(), # Further callbacks
+               pause:Callable|None=None, # Gives the turn away at each mark but the last (`take_turns`)
               )->list: # The clock at each of `at`
     "Fit `learn` inside `distrib_ctx` up to the last of `at`, the clock read there (`StepTimer`)"
-    tm = StepTimer(at)
+    tm = StepTimer(at, pause)
     with learn.no_bar(), learn.no_logging(), learn.distrib_ctx(sync_bn=False, kwargs_handlers=[ddp_kwargs(**kw)]):
         learn.fit(10_000, 1e-3, cbs=[tm, *cbs])
     return tm.times
@@ -117,49 +109,46 @@ def _fit_times(learn:Learner, # The learner to fit
 # %% ../nbs/06a_scaling.ipynb #e9069dc8
 def _worker_kinds(cfg:dict, # `bench_worker`'s configuration
                   learn:Learner, # The learner from PNGs
-                  dls:DataLoaders, dlc:DataLoaders, # The data from PNGs and from the cache
-                  at:list, # `rep_marks` of a turn
+                  dls:DataLoaders, # Its data
+                  cached:Callable, # Makes new loaders from the cache
+                  at:list, # `rep_marks`
                   kw:dict, # `ddp_kwargs` arguments
-                 )->list: # (key, description, timing) of each kind measured
+                 )->list: # (key, description, timing) of each kind measured: a timing takes `pause`
     "The kinds of `cfg['kinds']` (default all; the comm hook's and accumulation's when asked), each a timing to run"
     n, todo, kinds = at[-1], set(cfg.get('kinds') or bench_kinds), []
     def timed(key, what, times):
         if key in todo: kinds.append((key, what, times))
-    new = lambda d: _bench_learner(d, cfg)
-    fit = lambda l, cbs=(), k=kw: _fit_times(l, at, k, cbs)
-    batches = plain_batches(dls, min(n, 32))
-    timed('learner', 'learner from PNGs', lambda: fit(learn))
-    timed('learner_cache', 'learner from the cache', lambda: fit(new(dlc)))
-    def mem_learner(): l = new(dls); l.dls = mem_dls(dlc, min(n, 32)); return l
-    timed('learner_mem', 'learner fed from memory', lambda: fit(mem_learner()))
-    timed('plain', 'plain PyTorch', lambda: plain_steps(new(dls).model, batches, at, learn.precision, ddp_kw=kw))
-    timed('plain_nosync', 'plain PyTorch without all-reduce',
-          lambda: plain_steps(new(dls).model, batches, at, learn.precision, ddp_kw=kw, sync=False))
+    # each kind its own loaders: a fit swaps its loaders for DDP's, while the others' fits are under way
+    new = lambda: _bench_learner(cached(), cfg)
+    fit = lambda l, p, cbs=(), k=kw: _fit_times(l, at, k, cbs, p)
+    batches, prec = plain_batches(dls, min(n, 32)), learn.precision
+    plain = lambda p, **k: plain_steps(new().model, batches, at, prec, pause=p, **{'ddp_kw': kw, **k})
+    timed('learner', 'learner from PNGs', lambda p: fit(learn, p))
+    timed('learner_cache', 'learner from the cache', lambda p: fit(new(), p))
+    def mem_learner(): l = new(); l.dls = mem_dls(l.dls, min(n, 32)); return l
+    timed('learner_mem', 'learner fed from memory', lambda p: fit(mem_learner(), p))
+    timed('plain', 'plain PyTorch', plain)
+    timed('plain_nosync', 'plain PyTorch without all-reduce', lambda p: plain(p, sync=False))
     if kw['comm_hook']:
         nohook = dict(kw, comm_hook=None)
-        timed('plain_nohook', f'plain PyTorch without {kw["comm_hook"]}',
-              lambda: plain_steps(new(dls).model, batches, at, learn.precision, ddp_kw=nohook))
-        timed('learner_nohook', f'learner from the cache without {kw["comm_hook"]}',
-              lambda: fit(new(dlc), k=nohook))
+        timed('plain_nohook', f'plain PyTorch without {kw["comm_hook"]}', lambda p: plain(p, ddp_kw=nohook))
+        timed('learner_nohook', f'learner from the cache without {kw["comm_hook"]}', lambda p: fit(new(), p, k=nohook))
     if cfg.get('accum', 1) > 1:
         a = cfg['accum']
         timed('learner_accum', f'learner from the cache, NoSyncAccumulation of {a}',
-              lambda: fit(new(dlc), [NoSyncAccumulation(a, cfg['bs'])]))
+              lambda p: fit(new(), p, [NoSyncAccumulation(a, cfg['bs'])]))
         timed('learner_accum_fastai', f"learner from the cache, fastai's GradientAccumulation of {a}",
-              lambda: fit(new(dlc), [GradientAccumulation(a * cfg['bs'])]))
+              lambda p: fit(new(), p, [GradientAccumulation(a * cfg['bs'])]))
     return kinds
 
 # %% ../nbs/06a_scaling.ipynb #6cf5efbe
 def _run_turns(kinds:list, # (key, description, timing) of each kind (`_worker_kinds`)
-               turns:int, # Turns over the kinds (`turn_order`)
+               turns:int, # Turns of each kind: its set-up's, then one a repetition (`len(at)`)
                steps:int, imgs:int, # Batches per repetition, and images per batch of all processes together
-              )->dict: # {key: images/s of each repetition, all turns}
-    "Run the kinds' timings in turns, every other turn in reverse: the images/s of their repetitions"
-    out = {}
-    for j in turn_order(len(kinds), turns):
-        key, _, times = kinds[j]
-        out[key] = out.get(key, []) + rep_throughput(times(), steps, imgs)
-    return out
+              )->dict: # {key: images/s of each repetition}
+    "Run the kinds' timings side by side (`take_turns`, in `turn_order`): the images/s of their repetitions"
+    got = take_turns([o[2] for o in kinds], turn_order(len(kinds), turns))
+    return {k: rep_throughput(t, steps, imgs) for (k, _, _), t in zip(kinds, got)}
 
 # %% ../nbs/06a_scaling.ipynb #8afa7d15
 def _worker_costs(model:nn.Module, # The learner's model
@@ -185,15 +174,16 @@ def bench_worker(cfg:dict)->dict|None:
     data = Path(cfg['data'])   # `bench` made the synthetic set, when there is no data set, once for every process count
     dls = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], num_workers=cfg['num_workers'], check=False)
     # as a run has it: no worker processes, the loader's thread
-    dlc = seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], check=False, cache=Path(cfg['out'])/'cache')
-    per_epoch, turns, at = _worker_marks(len(dlc.train), ws, cfg['warmup'], cfg['steps'], cfg['reps'])
+    cached = lambda: seg_dls(data, sz=cfg['sz'], bs=cfg['bs'], check=False, cache=Path(cfg['out'])/'cache')
+    dlc = cached()
+    per_epoch, at = _worker_marks(len(dlc.train), ws, cfg['warmup'], cfg['steps'], cfg['reps'])
     n, ddp_kw = at[-1], _ddp_kw(cfg)
     learn = _bench_learner(dls, cfg)
-    res = dict(processes=ws, device=str(dls.device), precision=learn.precision, reps=len(at[1:]) * turns, turns=turns,
-               epoch_batches=per_epoch, epoch_starts=(n - 1) // per_epoch * turns)
+    res = dict(processes=ws, device=str(dls.device), precision=learn.precision, reps=len(at[1:]), side_by_side=True,
+               epoch_batches=per_epoch, epoch_starts=(n - 1) // per_epoch)
     res['n_params'] = sum(p.numel() for p in learn.model.parameters() if p.requires_grad)
-    kinds = _worker_kinds(cfg, learn, dls, dlc, at, ddp_kw)
-    res.update(_run_turns(kinds, turns, cfg['steps'], cfg['bs'] * ws))
+    kinds = _worker_kinds(cfg, learn, dls, cached, at, ddp_kw)
+    res.update(_run_turns(kinds, len(at), cfg['steps'], cfg['bs'] * ws))
     for key, what, _ in kinds: say(f'{what}: {np.median(res[key]):.2f} images/s')
     res.update(_worker_costs(learn.model, dls, dlc, ddp_kw, res['n_params']))
     if dist.is_initialized():   # leave together: a rank that exits while the group is alive can abort in gloo's threads
@@ -234,6 +224,14 @@ def pool_rounds(runs:dict, # {processes: worker result} so far
 def rep_stats(v:list)->dict:
     return dict(median=float(np.median(v)), min=float(np.min(v)), max=float(np.max(v)), reps=len(v))
 
+# %% ../nbs/06a_scaling.ipynb #bfec47ac
+def paired_ratio(a:list, # Images/s of repetitions of one kind
+                 b:list, # Those of another, measured side by side (`take_turns`): b[j] beside a[j]
+                )->dict:
+    "`a[j] / b[j] - 1` of repetitions measured side by side: its median, and the middle half of them (quartiles)"
+    r = np.asarray(a) / np.asarray(b) - 1
+    return dict(median=float(np.median(r)), q1=float(np.quantile(r, .25)), q3=float(np.quantile(r, .75)), reps=len(r))
+
 # %% ../nbs/06a_scaling.ipynb #0d46be43
 def summarize(runs:dict, # {processes: worker result}
               cfg:dict)->dict:
@@ -255,7 +253,10 @@ def summarize(runs:dict, # {processes: worker result}
         if 'epoch_start_s' in r: row['epoch_start_s'] = r['epoch_start_s']
         # the timed repetitions, and the epoch starts they span
         if 'epoch_starts' in r: row['reps'], row['epoch_starts'] = r['reps'], r['epoch_starts']
-        if 'turns' in r: row['turns'] = r['turns']   # the kinds measured in turns (`turn_order`)
+        if r.get('side_by_side'):   # repetition j of every kind in the same round: their ratios to plain PyTorch's
+            row['side_by_side'] = True
+            row['vs_plain'] = {o: paired_ratio(r[o], r['plain']) for o in bench_kinds
+                               if o != 'plain' and o in r and 'plain' in r and len(r[o]) == len(r['plain'])}
         if has('plain', 'learner_mem'): row['overhead'] = row['plain']['median'] / row['learner_mem']['median'] - 1
         if has('plain', 'learner_cache'):
             row['overhead_cache'] = row['plain']['median'] / row['learner_cache']['median'] - 1
