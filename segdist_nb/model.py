@@ -27,9 +27,9 @@ import timm
 # %% auto #0
 __all__ = ['precisions', 'dls_codes', 'void_idx', 'median_freq_weights', 'check_weights', 'class_weights', 'cpu_bf16',
            'seg_precision', 'precision_note', 'precision_option', 'SegMixedPrecision', 'body_weights', 'load_encoder',
-           'check_pretrained', 'adamw_fused', 'merged_groups', 'MergedOptimWrapper', 'seg_opt', 'DeviceSmoothLoss',
-           'BarProgressCallback', 'HostLosses', 'sync_free', 'image_digest', 'TrainingRecord', 'dls_bands',
-           'seg_learner']
+           'check_pretrained', 'adamw_fused', 'merged_groups', 'MergedOptimWrapper', 'seg_opt', 'FreeGradsLate',
+           'DeviceSmoothLoss', 'BarProgressCallback', 'HostLosses', 'sync_free', 'image_digest', 'TrainingRecord',
+           'dls_bands', 'seg_learner']
 
 # %% ../nbs/03_model.ipynb #89ded331
 def dls_codes(dls:DataLoaders)->list|None:
@@ -251,6 +251,18 @@ def seg_opt(params, # Parameter groups, from the learner's splitter
     return MergedOptimWrapper(params, opt=torch.optim.AdamW, lr=lr,
                               **{**dict(betas=(0.9, 0.99), eps=1e-5, fused=adamw_fused(params)), **kwargs})
 
+# %% ../nbs/03_model.ipynb #e4c82eb6
+class FreeGradsLate(Callback):
+    "On a CPU, the gradients `zero_grad` drops after a step freed right before the next backward, not earlier"
+    order = TrainEvalCallback.order + 1
+    def before_fit(self):
+        self.kept = []
+        self.on = first(self.learn.model.parameters()).device.type == 'cpu'
+    def after_step(self):
+        if self.on: self.kept = [p.grad for p in self.learn.model.parameters() if p.grad is not None]
+    def before_backward(self): self.kept = []   # the memory returned now: the new gradients take it
+    def after_fit(self): self.kept = []
+
 # %% ../nbs/03_model.ipynb #a56c650b
 class DeviceSmoothLoss(AvgSmoothLoss):
     "fastai's `AvgSmoothLoss` of this process's losses kept on the device, with no copy to the host and no gather"
@@ -456,4 +468,6 @@ def seg_learner(dls:DataLoaders, # From `seg_dls`
     if channels_last: learn.model.to(memory_format=torch.channels_last)
     # the batches leave `SegBatch` in the model's layout
     if (sb := batch_part(dls, SegBatch)) is not None: sb.channels_last = channels_last
+    # the gradients freed as a plain loop frees them, on a CPU (above)
+    if not hasattr(learn, 'free_grads_late'): learn.add_cb(FreeGradsLate())
     return speed_up(sync_free(learn), channels_last, compile)
