@@ -161,16 +161,25 @@ def take_turns(fns:list, # Each called with `pause`, which gives the turn away (
                seq:list, # Whose turn each is, in order (`turn_order`): as many turns for `fns[i]` as its pauses + 1
               )->list: # The results of `fns`
     "Run `fns` in threads that take turns in the order `seq`, one at a time: measured side by side"
+    if sorted(set(seq)) != list(range(len(fns))):
+        raise ValueError(f'the turns {sorted(set(seq))} are not those of the {len(fns)} measurements')
     b, nt, res, errs = Baton(seq), torch.get_num_threads(), [None] * len(fns), []
     gpu = torch.cuda.current_device() if torch.cuda.is_available() and torch.cuda.is_initialized() else None
     def run(i):
-        torch.set_num_threads(nt)
-        if gpu is not None: torch.cuda.set_device(gpu)
-        try: b.wait(i); res[i] = fns[i](partial(b.pause, i)); b.done(i)
+        try:
+            torch.set_num_threads(nt)
+            if gpu is not None: torch.cuda.set_device(gpu)
+            b.wait(i); res[i] = fns[i](partial(b.pause, i))
+            # a measurement that ends with turns left would leave the others waiting for them
+            if i in b.seq[b.pos + 1:]:
+                raise RuntimeError(f'{i} ended with turns left: it paused fewer times than `seq` says')
+            b.done(i)
         except BaseException as e: errs.append(e); b.fail(e)
-    ts = [threading.Thread(target=run, args=(i,), name=f'segdist-turns-{i}') for i in range(len(fns))]
-    for t in ts: t.start()
-    for t in ts: t.join()
+    ts = [threading.Thread(target=run, args=(i,), name=f'segdist-turns-{i}', daemon=True) for i in range(len(fns))]
+    try:
+        for t in ts: t.start()
+        for t in ts: t.join()
+    except BaseException as e: b.fail(e); raise   # an interrupt: the others stop at their next turn
     if errs: raise errs[0]
     return res
 

@@ -255,13 +255,13 @@ def seg_opt(params, # Parameter groups, from the learner's splitter
 class FreeGradsLate(Callback):
     "On a CPU, the gradients `zero_grad` drops after a step freed right before the next backward, not earlier"
     order = TrainEvalCallback.order + 1
-    def before_fit(self):
-        self.kept = []
-        self.on = first(self.learn.model.parameters()).device.type == 'cpu'
-    def after_step(self):
-        if self.on: self.kept = [p.grad for p in self.learn.model.parameters() if p.grad is not None]
+    def before_fit(self): self.kept = []
+    def after_step(self):   # kept past fastai's `zero_grad`, which follows; GPU memory is not held (above)
+        gs = [p.grad for p in self.learn.model.parameters() if p.grad is not None]
+        self.kept = [g for g in gs if g.device.type == 'cpu']
     def before_backward(self): self.kept = []   # the memory returned now: the new gradients take it
     def after_fit(self): self.kept = []
+    def __getstate__(self): return {**self.__dict__, 'kept': []}   # never pickled with a learner
 
 # %% ../nbs/03_model.ipynb #a56c650b
 class DeviceSmoothLoss(AvgSmoothLoss):
