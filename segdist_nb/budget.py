@@ -104,7 +104,8 @@ def step_times(learn:Learner, # A learner of the run's model (`seg_learner`); it
         for _ in range(steps + 1):
             t0 = time.perf_counter()
             with amp: loss = learn.loss_func(model(x), y)
-            loss.backward(); learn.opt.step(); learn.opt.zero_grad(); avg(model)
+            # the gradients freed right before the backward, as the fit frees them on a CPU (`FreeGradsLate`)
+            learn.opt.zero_grad(); loss.backward(); learn.opt.step(); avg(model)
             if dev.type == 'cuda': torch.cuda.synchronize(dev)
             ts.append(time.perf_counter() - t0)
         # the median: a step slowed by another program (a few seconds of it) does not move the plan
